@@ -1,0 +1,130 @@
+//! `wikiwit build DUMP`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use wikiwit::build::{BuildOptions, build};
+use wikiwit::index::Manifest;
+use wikiwit::title::InterwikiProfile;
+
+use super::Outcome;
+use super::progress::Bar;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The dump: .xml, .xml.bz2 or multistream .xml.bz2 (format detected from the bytes).
+    dump: PathBuf,
+    /// The multistream index (`…-multistream-index.txt.bz2`); checked against the dump.
+    #[arg(long, value_name = "IDX")]
+    index_file: Option<PathBuf>,
+    /// Output directory (default: index/<dbname>). Replaced atomically when complete.
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Interwiki prefix table: auto (from the dump's host), mediawiki (a fresh
+    /// MediaWiki's table) or wikimedia (Wikipedia's: languages and sister projects).
+    #[arg(long, default_value = "auto")]
+    interwiki: InterwikiProfile,
+    /// Print the summary as JSON (the manifest).
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = cancel.clone();
+        // A second Ctrl-C while cleaning up falls through to the default handler.
+        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::Relaxed));
+    }
+    let opts = BuildOptions {
+        dump: args.dump.clone(),
+        multistream_index: args.index_file.clone(),
+        index_dir: args.index.clone(),
+        threads: args.threads,
+        interwiki: args.interwiki,
+    };
+    let bar = Bar::new(args.quiet);
+    let report = build(&opts, &bar, &cancel)
+        .with_context(|| format!("building an index from {}", args.dump.display()))?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        super::print_json(&mut out, &report.manifest)?;
+    } else {
+        summary(&mut out, &report.dir, &report.manifest)?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// The human-readable build summary.
+pub fn summary(out: &mut dyn Write, dir: &std::path::Path, m: &Manifest) -> anyhow::Result<()> {
+    let c = &m.counts;
+    let fmt = match &m.source.format {
+        wikiwit::dump::DumpFormat::Xml => "plain XML".to_string(),
+        wikiwit::dump::DumpFormat::Bz2 { streams } => {
+            format!("bz2, {streams} stream(s), sequential")
+        }
+        wikiwit::dump::DumpFormat::Bz2Multistream {
+            streams,
+            with_index,
+        } => format!(
+            "bz2 multistream, {streams} streams{}",
+            if *with_index {
+                ", checked against its index"
+            } else {
+                ""
+            }
+        ),
+    };
+    writeln!(
+        out,
+        "built {} from {} ({fmt})",
+        dir.display(),
+        m.source.file_name
+    )?;
+    writeln!(
+        out,
+        "  wiki        {} ({}), interwiki profile {}",
+        m.site.dbname, m.site.base, m.build.interwiki
+    )?;
+    let by_ns: Vec<String> = c
+        .by_namespace
+        .iter()
+        .map(|(ns, n)| format!("{ns}:{n}"))
+        .collect();
+    writeln!(
+        out,
+        "  pages       {} (by namespace {})",
+        c.pages,
+        by_ns.join(" ")
+    )?;
+    writeln!(
+        out,
+        "  redirects   {} (broken {}, loops {}, double {}, interwiki {})",
+        c.redirects,
+        c.broken_redirects,
+        c.redirect_loops,
+        c.double_redirects,
+        c.interwiki_redirects
+    )?;
+    writeln!(
+        out,
+        "  bytes       {} dump, {} XML, {} wikitext",
+        m.source.size, c.xml_bytes, c.text_bytes
+    )?;
+    writeln!(out, "  warnings    {} (see warnings.jsonl)", c.warnings)?;
+    writeln!(
+        out,
+        "  time        {:.2} s on {} thread(s)",
+        m.build.seconds, m.build.threads
+    )?;
+    Ok(())
+}

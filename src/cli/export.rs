@@ -1,0 +1,32 @@
+//! `wikiwit export pages|redirects`.
+
+use std::io::{BufWriter, Write};
+
+use super::{IndexArg, Outcome};
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Table {
+    /// page_id, namespace, title, is_redirect
+    Pages,
+    /// from_ns, from_title, to_ns, to_title, fragment
+    Redirects,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which table.
+    table: Table,
+    #[command(flatten)]
+    index: IndexArg,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let index = args.index.open()?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match args.table {
+        Table::Pages => wikiwit::export::pages(&index, &mut out)?,
+        Table::Redirects => wikiwit::export::redirects(&index, &mut out)?,
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}

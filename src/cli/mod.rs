@@ -1,0 +1,107 @@
+//! Subcommands, one module each. Every `run` returns an [`Outcome`]; `main` maps it to
+//! the exit code: 0 success, 1 "not found" (or blocking findings), 2 error.
+
+mod build;
+mod demo;
+mod export;
+mod info;
+mod progress;
+mod resolve;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Offline Wikipedia dump index and provenance checker.
+#[derive(Debug, Parser)]
+#[command(name = "wikiwit", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build an index from a MediaWiki XML dump (.xml, .xml.bz2, multistream .bz2).
+    Build(build::Args),
+    /// Show an index's manifest: source, build parameters, counts.
+    Info(info::Args),
+    /// Resolve titles: normalization, page, redirect chain, final target.
+    Resolve(resolve::Args),
+    /// Export index tables as TSV (MediaWiki's columns).
+    Export(export::Args),
+    /// Build the embedded sample wiki into a temporary index and show what it knows.
+    Demo(demo::Args),
+}
+
+/// How a command ended, short of an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Success,
+    NotFound,
+}
+
+/// The `--index DIR` option shared by query commands.
+#[derive(Debug, clap::Args)]
+pub struct IndexArg {
+    /// Index directory (default: $WIKIWIT_INDEX, else the only index under ./index/).
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+}
+
+impl IndexArg {
+    fn open(&self) -> anyhow::Result<wikiwit::index::Index> {
+        let dir = match &self.index {
+            Some(d) => d.clone(),
+            None => wikiwit::index::default_dir()?,
+        };
+        Ok(wikiwit::index::Index::open(&dir)?)
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Resolve(a) => resolve::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Demo(a) => demo::run(a),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::NotFound) => ExitCode::from(1),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let mut msg = format!("wikiwit: error: {e}");
+            for cause in e.chain().skip(1) {
+                let c = cause.to_string();
+                if !msg.contains(&c) {
+                    msg.push_str(&format!("\n  caused by: {c}"));
+                }
+            }
+            let _ = writeln!(std::io::stderr(), "{msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<wikiwit::export::ExportError>()
+                .is_some_and(|x| matches!(x, wikiwit::export::ExportError::Write(io) if io.kind() == std::io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// Prints one JSON value per line.
+pub fn print_json<T: serde::Serialize>(out: &mut dyn Write, value: &T) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}

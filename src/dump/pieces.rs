@@ -1,0 +1,573 @@
+//! Pieces: independently parseable parts of a dump, processed in parallel and consumed in
+//! order.
+//!
+//! A piece is a bz2 stream range, a slice of plain XML, or a chunk from the sequential
+//! decoder. Its complete `<page>` elements are parsed on a worker thread; the bytes before
+//! its first `<page>` (*lead*) and after its last `</page>` (*tail*) are returned raw and
+//! stitched to the neighbouring piece's, so a page split across two bz2 streams (as
+//! pbzip2 output does) is still read correctly. For Wikimedia multistream dumps, leads and
+//! tails are whitespace and stitching costs nothing.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use super::bz2::{self, SeqDecoder};
+use super::error::{DumpError, Location};
+use super::multistream::title_hash;
+use super::sniff;
+use super::xml::{self, RawPage};
+use super::{Dump, Plan, ReadStats, pipeline};
+use crate::siteinfo::SiteInfo;
+
+const PAGE_OPEN: &[u8] = b"<page>";
+const PAGE_CLOSE: &[u8] = b"</page>";
+/// Target size of plain-XML slices and sequential-decoder chunks.
+const CHUNK: usize = 8 << 20;
+
+/// Where a piece's bytes start, to turn region offsets into [`Location`]s.
+#[derive(Debug, Clone, Copy)]
+enum Base {
+    Plain(u64),
+    Stream(u64),
+    Decompressed(u64),
+}
+
+impl Base {
+    fn at(self, rel: u64) -> Location {
+        match self {
+            Base::Plain(o) => Location::Plain { offset: o + rel },
+            Base::Stream(s) => Location::Bz2 {
+                stream_offset: s,
+                decompressed: rel,
+            },
+            Base::Decompressed(o) => Location::Decompressed { offset: o + rel },
+        }
+    }
+}
+
+/// The header of a dump and what follows it.
+pub(super) struct Header {
+    pub site: SiteInfo,
+    /// Decoded bytes after the header that belong to the page sequence.
+    carry: Vec<u8>,
+    /// For `Plan::Streams`: index of the first range not consumed by the header.
+    next_range: usize,
+    /// For `Plan::Plain`: byte offset where pages start.
+    plain_start: usize,
+}
+
+/// Finds the end of the header in decoded bytes: the first `<page>`, if any.
+fn header_end(acc: &[u8]) -> usize {
+    memchr::memmem::find(acc, PAGE_OPEN).unwrap_or(acc.len())
+}
+
+fn header_complete(acc: &[u8]) -> bool {
+    memchr::memmem::find(acc, b"</siteinfo>").is_some()
+        || memchr::memmem::find(acc, PAGE_OPEN).is_some()
+}
+
+fn parse_header(dump: &Dump, region: &[u8], base: Base) -> Result<SiteInfo, DumpError> {
+    let path = dump.path.as_path();
+    if let Err(s) = sniff::sniff_xml(&region[..region.len().min(4096)]) {
+        return Err(super::sniff_error(path, s));
+    }
+    let text = std::str::from_utf8(region).map_err(|e| DumpError::InvalidUtf8 {
+        path: path.to_path_buf(),
+        location: base.at(e.valid_up_to() as u64),
+    })?;
+    match xml::parse_siteinfo(text) {
+        Ok(Some(site)) => Ok(site),
+        Ok(None) => Err(DumpError::MissingSiteinfo {
+            path: path.to_path_buf(),
+        }),
+        Err(f) => Err(DumpError::Xml {
+            path: path.to_path_buf(),
+            location: base.at(f.offset),
+            page: None,
+            message: f.message,
+        }),
+    }
+}
+
+/// Reads the header of the dump (decoding as little as needed).
+pub(super) fn read_header(dump: &Dump) -> Result<Header, DumpError> {
+    let data: &[u8] = &dump.data;
+    match &dump.plan {
+        Plan::Plain => {
+            let end = header_end(data);
+            let site = parse_header(dump, &data[..end], Base::Plain(0))?;
+            Ok(Header {
+                site,
+                carry: Vec::new(),
+                next_range: 0,
+                plain_start: end,
+            })
+        }
+        Plan::Streams(ranges) => {
+            let mut acc = Vec::new();
+            let mut next = 0;
+            while next < ranges.len() && !header_complete(&acc) {
+                let r = &ranges[next];
+                acc.extend(bz2::decode_range(&dump.path, data, r.start, r.end)?);
+                next += 1;
+            }
+            let end = header_end(&acc);
+            let site = parse_header(dump, &acc[..end], Base::Stream(0))?;
+            Ok(Header {
+                site,
+                carry: acc[end..].to_vec(),
+                next_range: next,
+                plain_start: 0,
+            })
+        }
+        Plan::Sequential => {
+            let mut dec = SeqDecoder::new(&dump.path, data, 0);
+            let mut acc = Vec::new();
+            let mut eof = false;
+            while !eof && !header_complete(&acc) {
+                let target = acc.len() + (1 << 20);
+                eof = dec.fill(&mut acc, target)?;
+            }
+            let end = header_end(&acc);
+            let site = parse_header(dump, &acc[..end], Base::Decompressed(0))?;
+            Ok(Header {
+                site,
+                carry: Vec::new(),
+                next_range: 0,
+                plain_start: end,
+            })
+        }
+    }
+}
+
+/// A unit of work.
+enum Source {
+    Plain(Range<usize>),
+    Stream(usize),
+    Owned(Vec<u8>, u64),
+}
+
+/// What a worker returns for one piece.
+struct PieceOut<T> {
+    /// Decoded size of the piece.
+    decoded_len: u64,
+    lead: Vec<u8>,
+    items: Vec<T>,
+    tail: Vec<u8>,
+    /// The piece held at least one whole page (otherwise `lead` holds all of it).
+    complete: bool,
+    base: Base,
+}
+
+/// Splits decoded bytes into (lead end, tail start) around the complete pages.
+fn complete_span(bytes: &[u8]) -> Option<(usize, usize)> {
+    let first = memchr::memmem::find(bytes, PAGE_OPEN)?;
+    let last = memchr::memmem::rfind(bytes, PAGE_CLOSE)? + PAGE_CLOSE.len();
+    (last > first).then_some((first, last))
+}
+
+fn parse_region<T, M>(
+    path: &Path,
+    region: &[u8],
+    base: Base,
+    rel: usize,
+    map: &M,
+    items: &mut Vec<T>,
+    ids: Option<&mut Vec<(u64, u64)>>,
+) -> Result<(), DumpError>
+where
+    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+{
+    let text = std::str::from_utf8(region).map_err(|e| DumpError::InvalidUtf8 {
+        path: path.to_path_buf(),
+        location: base.at((rel + e.valid_up_to()) as u64),
+    })?;
+    let mut pages = Vec::new();
+    xml::parse_pages(text, |p| {
+        pages.push(p);
+        Ok(())
+    })
+    .map_err(|f| DumpError::Xml {
+        path: path.to_path_buf(),
+        location: base.at(rel as u64 + f.offset),
+        page: f.page,
+        message: f.message,
+    })?;
+    if let Some(ids) = ids {
+        ids.extend(pages.iter().map(|p| (p.id, title_hash(&p.title))));
+    }
+    items.reserve(pages.len());
+    for p in pages {
+        let loc = base.at(rel as u64 + p.offset);
+        items.push(map(p, loc)?);
+    }
+    Ok(())
+}
+
+fn work<T, M>(dump: &Dump, src: Source, map: &M) -> Result<PieceOut<T>, DumpError>
+where
+    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+{
+    let (bytes, base, range_idx): (Cow<'_, [u8]>, Base, Option<usize>) = match src {
+        Source::Plain(r) => (
+            Cow::Borrowed(&dump.data[r.clone()]),
+            Base::Plain(r.start as u64),
+            None,
+        ),
+        Source::Stream(i) => {
+            let Plan::Streams(ranges) = &dump.plan else {
+                unreachable!("stream pieces only come from a stream plan")
+            };
+            let r = &ranges[i];
+            (
+                Cow::Owned(bz2::decode_range(&dump.path, &dump.data, r.start, r.end)?),
+                Base::Stream(r.start as u64),
+                Some(i),
+            )
+        }
+        Source::Owned(v, off) => (Cow::Owned(v), Base::Decompressed(off), None),
+    };
+    let Some((first, last)) = complete_span(&bytes) else {
+        check_index(dump, range_idx, &[], base)?;
+        return Ok(PieceOut {
+            decoded_len: bytes.len() as u64,
+            lead: bytes.into_owned(),
+            items: Vec::new(),
+            tail: Vec::new(),
+            complete: false,
+            base,
+        });
+    };
+    let mut items = Vec::new();
+    let mut ids = Vec::new();
+    parse_region(
+        &dump.path,
+        &bytes[first..last],
+        base,
+        first,
+        map,
+        &mut items,
+        dump.index.as_ref().map(|_| &mut ids),
+    )?;
+    check_index(dump, range_idx, &ids, base)?;
+    Ok(PieceOut {
+        decoded_len: bytes.len() as u64,
+        lead: bytes[..first].to_vec(),
+        items,
+        tail: bytes[last..].to_vec(),
+        complete: true,
+        base,
+    })
+}
+
+/// With an index, the pages of stream range `i` must be exactly those the index lists.
+fn check_index(
+    dump: &Dump,
+    range_idx: Option<usize>,
+    found: &[(u64, u64)],
+    base: Base,
+) -> Result<(), DumpError> {
+    let (Some(ix), Some(i)) = (&dump.index, range_idx) else {
+        return Ok(());
+    };
+    // Range 0 is the header stream; range k ≥ 1 is the index's (k-1)-th offset group.
+    let expected: &[super::multistream::Entry] = if i == 0 {
+        &[]
+    } else {
+        &ix.ranges[i - 1].entries
+    };
+    let mismatch = |message: String| DumpError::IndexMismatch {
+        index: dump.index_path.clone().unwrap_or_default(),
+        dump: dump.path.clone(),
+        message,
+    };
+    let at = base.at(0);
+    for (k, (id, hash)) in found.iter().enumerate() {
+        match expected.get(k) {
+            None => {
+                return Err(mismatch(format!(
+                    "{at} holds page id {id}, which the index does not list at this offset"
+                )));
+            }
+            Some(e) if e.page_id != *id || e.title_hash != *hash => {
+                return Err(mismatch(format!(
+                    "index line {} lists page id {} at this offset, but {at} holds page id {id}{}",
+                    e.line,
+                    e.page_id,
+                    if e.page_id == *id {
+                        " with a different title"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(e) = expected.get(found.len()) {
+        return Err(mismatch(format!(
+            "index line {} lists page id {} at offset of {at}, but that stream has no such page",
+            e.line, e.page_id
+        )));
+    }
+    Ok(())
+}
+
+/// Sequential state: the carried fragment and the consumer.
+struct Stitcher<'a, T, M, C> {
+    dump: &'a Dump,
+    map: &'a M,
+    consume: C,
+    carry: Vec<u8>,
+    carry_base: Base,
+    pages: u64,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T, M, C> Stitcher<'_, T, M, C>
+where
+    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+    C: FnMut(T) -> Result<(), DumpError>,
+{
+    fn emit(&mut self, item: T) -> Result<(), DumpError> {
+        self.pages += 1;
+        (self.consume)(item)
+    }
+
+    /// Parses the carried bytes, which must now hold whole pages only.
+    fn flush_carry(&mut self) -> Result<(), DumpError> {
+        if self.carry.iter().all(u8::is_ascii_whitespace) {
+            self.carry.clear();
+            return Ok(());
+        }
+        if self.dump.index.is_some() {
+            return Err(DumpError::IndexMismatch {
+                index: self.dump.index_path.clone().unwrap_or_default(),
+                dump: self.dump.path.clone(),
+                message: format!(
+                    "a page crosses the stream boundary near {}, so the index's offsets cannot be page boundaries",
+                    self.carry_base.at(0)
+                ),
+            });
+        }
+        let carry = std::mem::take(&mut self.carry);
+        let mut items = Vec::new();
+        parse_region(
+            &self.dump.path,
+            &carry,
+            self.carry_base,
+            0,
+            self.map,
+            &mut items,
+            None,
+        )?;
+        for it in items {
+            self.emit(it)?;
+        }
+        Ok(())
+    }
+
+    fn piece(&mut self, out: PieceOut<T>) -> Result<(), DumpError> {
+        if self.carry.is_empty() {
+            self.carry_base = out.base;
+        }
+        self.carry.extend_from_slice(&out.lead);
+        if !out.complete {
+            return Ok(());
+        }
+        self.flush_carry()?;
+        for it in out.items {
+            self.emit(it)?;
+        }
+        self.carry = out.tail;
+        self.carry_base = out.base;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<u64, DumpError> {
+        let rest = String::from_utf8_lossy(&self.carry);
+        let rest = rest.trim();
+        if rest == "</mediawiki>" {
+            return Ok(self.pages);
+        }
+        if rest.is_empty() || rest.starts_with("<page") || rest.contains("<page>") {
+            return Err(DumpError::Truncated {
+                path: self.dump.path.clone(),
+            });
+        }
+        // A page-less tail that is not the closing tag: report what is there.
+        let shown: String = rest.chars().take(60).collect();
+        let _ = &mut self.consume;
+        Err(DumpError::Xml {
+            path: self.dump.path.clone(),
+            location: self.carry_base.at(0),
+            page: None,
+            message: format!("unexpected content after the last page: {shown:?}"),
+        })
+    }
+}
+
+/// How many pieces may be in flight ahead of the consumer.
+fn window(threads: usize) -> usize {
+    threads * 4
+}
+
+/// The sequential plan's source: decodes the file in order and cuts chunks at `<page>`.
+struct SeqChunks<'a> {
+    dec: SeqDecoder<'a>,
+    buf: Vec<u8>,
+    /// Header bytes still to drop from the start of the output.
+    skip: usize,
+    /// Decompressed offset of `buf[0]`.
+    offset: u64,
+    done: bool,
+}
+
+impl Iterator for SeqChunks<'_> {
+    type Item = Result<(Source, u64), DumpError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let eof = match self.dec.fill(&mut self.buf, self.skip + CHUNK) {
+                Ok(eof) => eof,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            };
+            if self.skip > 0 {
+                let k = self.skip.min(self.buf.len());
+                self.buf.drain(..k);
+                self.offset += k as u64;
+                self.skip -= k;
+                if self.skip > 0 && !eof {
+                    continue;
+                }
+            }
+            let cut = if eof {
+                self.done = true;
+                self.buf.len()
+            } else {
+                match memchr::memmem::rfind(&self.buf, PAGE_OPEN) {
+                    Some(p) if p > 0 => p,
+                    _ => continue,
+                }
+            };
+            let rest = self.buf.split_off(cut);
+            let chunk = std::mem::replace(&mut self.buf, rest);
+            let off = self.offset;
+            self.offset += chunk.len() as u64;
+            if chunk.is_empty() {
+                return None;
+            }
+            return Some(Ok((Source::Owned(chunk, off), self.dec.position() as u64)));
+        }
+        None
+    }
+}
+
+pub(super) fn run<T, M, C, P>(
+    dump: &Dump,
+    map: &M,
+    consume: C,
+    progress: &P,
+    cancel: &AtomicBool,
+) -> Result<ReadStats, DumpError>
+where
+    T: Send,
+    M: Fn(RawPage, Location) -> Result<T, DumpError> + Sync,
+    C: FnMut(T) -> Result<(), DumpError>,
+    P: Fn(u64),
+{
+    let header = read_header(dump)?;
+    let carry_base = match &dump.plan {
+        Plan::Plain => Base::Plain(header.plain_start as u64),
+        Plan::Streams(_) => Base::Stream(0),
+        Plan::Sequential => Base::Decompressed(header.plain_start as u64),
+    };
+    let mut st = Stitcher {
+        dump,
+        map,
+        consume,
+        carry: header.carry,
+        carry_base,
+        pages: 0,
+        _t: std::marker::PhantomData,
+    };
+    let threads = rayon::current_num_threads();
+    let mut decompressed = 0u64;
+    let mut on_piece = |(out, end): (PieceOut<T>, u64)| -> Result<(), DumpError> {
+        decompressed += out.decoded_len;
+        st.piece(out)?;
+        progress(end);
+        Ok(())
+    };
+    let work = |(src, end): (Source, u64)| work(dump, src, map).map(|o| (o, end));
+    match &dump.plan {
+        Plan::Plain => {
+            let data: &[u8] = &dump.data;
+            let mut cuts = vec![header.plain_start];
+            let mut pos = header.plain_start;
+            while pos < data.len() {
+                let next = if pos + CHUNK >= data.len() {
+                    data.len()
+                } else {
+                    memchr::memmem::find(&data[pos + CHUNK..], PAGE_OPEN)
+                        .map(|k| pos + CHUNK + k)
+                        .unwrap_or(data.len())
+                };
+                cuts.push(next);
+                pos = next;
+            }
+            let source = cuts
+                .windows(2)
+                .map(|w| Ok((Source::Plain(w[0]..w[1]), w[1] as u64)));
+            pipeline::ordered(
+                threads,
+                window(threads),
+                source,
+                work,
+                &mut on_piece,
+                cancel,
+            )?;
+            decompressed += header.plain_start as u64;
+        }
+        Plan::Streams(ranges) => {
+            let source = (header.next_range..ranges.len())
+                .map(|i| Ok((Source::Stream(i), ranges[i].end as u64)));
+            pipeline::ordered(
+                threads,
+                window(threads),
+                source,
+                work,
+                &mut on_piece,
+                cancel,
+            )?;
+        }
+        Plan::Sequential => {
+            let source = SeqChunks {
+                dec: SeqDecoder::new(&dump.path, &dump.data, 0),
+                buf: Vec::new(),
+                skip: header.plain_start,
+                offset: 0,
+                done: false,
+            };
+            pipeline::ordered(
+                threads,
+                window(threads),
+                source,
+                work,
+                &mut on_piece,
+                cancel,
+            )?;
+            decompressed += header.plain_start as u64;
+        }
+    }
+    let pages = st.finish()?;
+    Ok(ReadStats {
+        pages,
+        decompressed_bytes: decompressed,
+    })
+}

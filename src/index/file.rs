@@ -1,0 +1,148 @@
+//! Framing shared by every binary file of an index: a header naming the file kind and the
+//! format version, and a footer with the length and a CRC-32 of everything before it.
+//!
+//! The header lets a reader refuse a file from another format version or of the wrong
+//! kind before interpreting a byte; the footer catches truncation on open and corruption
+//! on `wikiwit verify`.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use super::{FORMAT_VERSION, IndexError};
+
+const MAGIC: &[u8; 8] = b"WIKIWIT\0";
+const FOOTER_MAGIC: &[u8; 8] = b"WWEND\0\0\0";
+pub const HEADER_LEN: usize = 16;
+pub const FOOTER_LEN: usize = 24;
+
+/// Writes a framed file, computing the CRC as bytes go out.
+pub struct FramedWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    crc: crc32fast::Hasher,
+    len: u64,
+}
+
+impl FramedWriter {
+    pub fn create(path: &Path, kind: u32) -> Result<FramedWriter, IndexError> {
+        let file = File::create(path).map_err(|e| IndexError::io(path, e))?;
+        let mut w = FramedWriter {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            len: 0,
+        };
+        let mut header = [0u8; HEADER_LEN];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header[12..16].copy_from_slice(&kind.to_le_bytes());
+        w.write(&header)?;
+        Ok(w)
+    }
+
+    /// Bytes written so far, header included (the offset of the next byte).
+    pub fn position(&self) -> u64 {
+        self.len
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+        self.crc.update(bytes);
+        self.len += bytes.len() as u64;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| IndexError::io(&self.path, e))
+    }
+
+    /// Writes the footer and syncs the file to disk.
+    pub fn finish(mut self) -> Result<u64, IndexError> {
+        let crc = self.crc.clone().finalize();
+        let total = self.len + FOOTER_LEN as u64;
+        let mut footer = [0u8; FOOTER_LEN];
+        footer[..4].copy_from_slice(&crc.to_le_bytes());
+        footer[8..16].copy_from_slice(&total.to_le_bytes());
+        footer[16..24].copy_from_slice(FOOTER_MAGIC);
+        self.out
+            .write_all(&footer)
+            .map_err(|e| IndexError::io(&self.path, e))?;
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| IndexError::io(&self.path, e.into_error()))?;
+        file.sync_all().map_err(|e| IndexError::io(&self.path, e))?;
+        Ok(total)
+    }
+}
+
+/// A framed file opened for reading: the mapped bytes between header and footer.
+pub struct FramedFile {
+    path: PathBuf,
+    map: Mmap,
+}
+
+impl FramedFile {
+    pub fn open(path: &Path, kind: u32) -> Result<FramedFile, IndexError> {
+        let file = File::open(path).map_err(|e| IndexError::io(path, e))?;
+        // SAFETY: index files are written once, then only read; a concurrent rebuild
+        // replaces the directory atomically instead of rewriting files in place.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| IndexError::io(path, e))?;
+        let corrupt = |comment: String| IndexError::DataCorruption {
+            path: path.to_path_buf(),
+            comment,
+        };
+        if map.len() < HEADER_LEN + FOOTER_LEN || &map[..8] != MAGIC {
+            return Err(corrupt("not a wikiwit index file (bad header)".into()));
+        }
+        let version = u32::from_le_bytes(map[8..12].try_into().expect("4 bytes"));
+        if version != FORMAT_VERSION {
+            return Err(IndexError::Version {
+                path: path.to_path_buf(),
+                expected: FORMAT_VERSION,
+                found: version,
+            });
+        }
+        let found_kind = u32::from_le_bytes(map[12..16].try_into().expect("4 bytes"));
+        if found_kind != kind {
+            return Err(corrupt(format!(
+                "file kind {found_kind} where kind {kind} was expected"
+            )));
+        }
+        let f = &map[map.len() - FOOTER_LEN..];
+        let total = u64::from_le_bytes(f[8..16].try_into().expect("8 bytes"));
+        if &f[16..24] != FOOTER_MAGIC || total != map.len() as u64 {
+            return Err(corrupt(format!(
+                "truncated or overwritten (footer says {total} bytes, file has {})",
+                map.len()
+            )));
+        }
+        Ok(FramedFile {
+            path: path.to_path_buf(),
+            map,
+        })
+    }
+
+    /// The payload between header and footer.
+    pub fn body(&self) -> &[u8] {
+        &self.map[HEADER_LEN..self.map.len() - FOOTER_LEN]
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Recomputes the CRC-32 and compares it with the footer.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let n = self.map.len() - FOOTER_LEN;
+        let stored = u32::from_le_bytes(self.map[n..n + 4].try_into().expect("4 bytes"));
+        let actual = crc32fast::hash(&self.map[..n]);
+        if stored != actual {
+            return Err(IndexError::DataCorruption {
+                path: self.path.clone(),
+                comment: format!("CRC-32 mismatch: stored {stored:08x}, computed {actual:08x}"),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,127 @@
+//! `manifest.json`: what an index was built from, how, and what it holds.
+//!
+//! The manifest is written last and read first. Its `format_version` is checked before
+//! anything else is deserialized, so an index from another version is refused with a
+//! message instead of failing somewhere inside a store.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{FORMAT_VERSION, IndexError};
+use crate::dump::DumpFormat;
+use crate::siteinfo::SiteInfo;
+
+pub const FILE: &str = "manifest.json";
+pub const FORMAT_NAME: &str = "wikiwit-index";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub format_version: u32,
+    pub wikiwit_version: String,
+    /// RFC 3339 time the build finished.
+    pub built_at: String,
+    pub source: SourceInfo,
+    pub site: SiteInfo,
+    pub build: BuildParams,
+    pub counts: Counts,
+    /// Every data file of the index with its size in bytes.
+    pub files: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// The dump path as given to `wikiwit build`.
+    pub path: String,
+    pub file_name: String,
+    pub size: u64,
+    pub sha256: String,
+    pub format: DumpFormat,
+    pub multistream_index: Option<FileDigest>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileDigest {
+    pub path: String,
+    pub size: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BuildParams {
+    pub threads: usize,
+    /// The resolved interwiki profile (`mediawiki` or `wikimedia`).
+    pub interwiki: String,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Counts {
+    pub pages: u64,
+    pub by_namespace: BTreeMap<i32, u64>,
+    pub redirects: u64,
+    /// Redirects whose chain ends on a missing page.
+    pub broken_redirects: u64,
+    pub redirect_loops: u64,
+    pub interwiki_redirects: u64,
+    /// Redirects that point to another redirect.
+    pub double_redirects: u64,
+    /// Bytes of wikitext in all pages.
+    pub text_bytes: u64,
+    /// Bytes of XML after decompression.
+    pub xml_bytes: u64,
+    pub warnings: u64,
+}
+
+impl Manifest {
+    pub fn read(dir: &Path) -> Result<Manifest, IndexError> {
+        let path = dir.join(FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(IndexError::NotAnIndex {
+                    path: dir.to_path_buf(),
+                });
+            }
+            Err(e) => return Err(IndexError::io(&path, e)),
+        };
+        let corrupt = |comment: String| IndexError::DataCorruption {
+            path: path.clone(),
+            comment,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| corrupt(format!("not JSON: {e}")))?;
+        if value.get("format").and_then(|v| v.as_str()) != Some(FORMAT_NAME) {
+            return Err(IndexError::NotAnIndex {
+                path: dir.to_path_buf(),
+            });
+        }
+        let found = value
+            .get("format_version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| corrupt("no format_version".into()))?;
+        if found != u64::from(FORMAT_VERSION) {
+            return Err(IndexError::Version {
+                path: dir.to_path_buf(),
+                expected: FORMAT_VERSION,
+                found: found.try_into().unwrap_or(u32::MAX),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), IndexError> {
+        let path = dir.join(FILE);
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
+            what: "manifest",
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        std::fs::write(&path, text).map_err(|e| IndexError::io(&path, e))?;
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| IndexError::io(&path, e))
+    }
+}

@@ -1,0 +1,233 @@
+//! The on-disk index: a directory of versioned, memory-mapped stores plus a manifest.
+//!
+//! `index/FORMAT.md` is the contract for these files. Every store has a writer (used by
+//! [`crate::build`]) and a reader (used by queries); readers check the format version and
+//! refuse anything else.
+
+mod file;
+pub mod manifest;
+pub mod pages;
+mod publish;
+mod store;
+mod titles;
+
+use std::path::{Path, PathBuf};
+
+pub use manifest::Manifest;
+pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
+pub use publish::Staging;
+pub use store::{Store, StoreWriter};
+pub use titles::{TitleMap, key as titles_key, write as write_titles};
+
+use crate::title::{InterwikiProfile, Title, TitleCodec};
+
+/// The on-disk format version this build of wikiwit reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// File names inside an index directory.
+pub mod files {
+    pub const PAGES: &str = "pages.rec";
+    pub const TITLES: &str = "titles.fst";
+    pub const WARNINGS: &str = "warnings.jsonl";
+}
+
+/// Errors opening, reading or writing an index.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is not a wikiwit index (no manifest.json); build one with `wikiwit build DUMP`"
+    )]
+    NotAnIndex { path: PathBuf },
+    #[error(
+        "{path} has index format version {found}, but this wikiwit reads version {expected}; rebuild it with `wikiwit build`"
+    )]
+    Version {
+        path: PathBuf,
+        expected: u32,
+        found: u32,
+    },
+    #[error("{path}: corrupt index data: {comment}")]
+    DataCorruption { path: PathBuf, comment: String },
+    #[error("cannot encode the {what}: {message}")]
+    Encode { what: &'static str, message: String },
+    #[error("cannot build into {path}: {reason}")]
+    BadTarget { path: PathBuf, reason: String },
+    #[error("another wikiwit build is writing {path}")]
+    Busy { path: PathBuf },
+    #[error("no index found: {hint}")]
+    NoIndex { hint: String },
+}
+
+impl IndexError {
+    pub fn io(path: &Path, source: std::io::Error) -> IndexError {
+        IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// An opened index.
+pub struct Index {
+    dir: PathBuf,
+    manifest: Manifest,
+    codec: TitleCodec,
+    pages: Store<PageRecord>,
+    titles: TitleMap,
+}
+
+/// How a title looked up in the index resolves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The text is not a valid title.
+    Invalid(crate::title::InvalidTitle),
+    /// A valid title that points to another wiki.
+    Interwiki(Title),
+    /// A valid local title without a page.
+    Missing(Title),
+    /// A page (possibly a redirect — see its record).
+    Page(Title, u32),
+}
+
+impl Index {
+    /// Opens the index in `dir`, checking the format version first.
+    pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        let manifest = Manifest::read(dir)?;
+        let profile: InterwikiProfile =
+            manifest
+                .build
+                .interwiki
+                .parse()
+                .map_err(|e: String| IndexError::DataCorruption {
+                    path: dir.join(manifest::FILE),
+                    comment: e,
+                })?;
+        let codec = TitleCodec::new(&manifest.site, profile);
+        let pages = Store::open(&dir.join(files::PAGES), pages::KIND)?;
+        let titles = TitleMap::open(&dir.join(files::TITLES))?;
+        if pages.len() as u64 != manifest.counts.pages {
+            return Err(IndexError::DataCorruption {
+                path: dir.join(files::PAGES),
+                comment: format!(
+                    "{} pages, but the manifest says {}",
+                    pages.len(),
+                    manifest.counts.pages
+                ),
+            });
+        }
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            manifest,
+            codec,
+            pages,
+            titles,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn codec(&self) -> &TitleCodec {
+        &self.codec
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The record of page number `n` (dump order).
+    pub fn page(&self, n: u32) -> Result<PageRecord, IndexError> {
+        self.pages.get(n as usize)
+    }
+
+    /// The page number of (namespace, DB key), if the page exists.
+    pub fn find(&self, ns: i32, dbkey: &str) -> Option<u32> {
+        self.titles.get(ns, dbkey).map(|v| v as u32)
+    }
+
+    /// Parses `text` as a title (as a link target would be) and looks it up.
+    pub fn lookup(&self, text: &str) -> Lookup {
+        match self.codec.parse_link_target(text, crate::title::NS_MAIN) {
+            Err(e) => Lookup::Invalid(e),
+            Ok(t) if t.interwiki.is_some() => Lookup::Interwiki(t),
+            Ok(t) => match self.find(t.ns, &t.dbkey) {
+                Some(n) => Lookup::Page(t, n),
+                None => Lookup::Missing(t),
+            },
+        }
+    }
+
+    /// Prefixed text (`Category:Rivers of Europe`) of page number `n`'s record.
+    pub fn display_title(&self, rec: &PageRecord) -> String {
+        self.codec.prefixed_text(rec.ns, &rec.dbkey)
+    }
+
+    /// Recomputes the checksum of every file.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        self.pages.verify()?;
+        self.titles.verify()
+    }
+}
+
+/// Writes the build warnings as JSON lines (one object per warning, in page order).
+pub fn write_warnings(path: &Path, warnings: &[crate::build::Warning]) -> Result<u64, IndexError> {
+    let mut text = String::new();
+    for w in warnings {
+        let line = serde_json::to_string(w).map_err(|e| IndexError::Encode {
+            what: "warning",
+            message: e.to_string(),
+        })?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::write(path, &text).map_err(|e| IndexError::io(path, e))?;
+    Ok(text.len() as u64)
+}
+
+/// Where queries look when no `--index` is given: `$WIKIWIT_INDEX`, else the only index
+/// under `./index/`.
+pub fn default_dir() -> Result<PathBuf, IndexError> {
+    if let Some(p) = std::env::var_os("WIKIWIT_INDEX") {
+        return Ok(PathBuf::from(p));
+    }
+    let root = Path::new("index");
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.join(manifest::FILE).exists() {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(IndexError::NoIndex {
+            hint:
+                "no index under ./index/; build one with `wikiwit build DUMP` or pass --index DIR"
+                    .into(),
+        }),
+        _ => Err(IndexError::NoIndex {
+            hint: format!(
+                "several indexes under ./index/ ({}); choose one with --index DIR",
+                found
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
+}

@@ -1,0 +1,69 @@
+//! The page store: one record per page, in dump order.
+
+use serde::{Deserialize, Serialize};
+
+pub const KIND: u32 = 1;
+
+/// Sentinel for "no page" in page-number fields.
+pub const NO_PAGE: u32 = u32::MAX;
+
+/// What the index knows about one page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRecord {
+    pub id: u64,
+    pub ns: i32,
+    /// DB key without namespace prefix (underscores).
+    pub dbkey: String,
+    pub rev_id: u64,
+    /// Revision time, seconds since the Unix epoch (UTC).
+    pub timestamp: i64,
+    /// Length of the wikitext in bytes.
+    pub len: u64,
+    pub model: String,
+    pub redirect: Option<Redirect>,
+}
+
+/// A redirect page's target and where following it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redirect {
+    /// The target as written, normalized (MediaWiki's `rd_namespace`, `rd_title`).
+    pub ns: i32,
+    pub dbkey: String,
+    /// `rd_fragment`: the `#section` of the target, spaces for underscores.
+    pub fragment: Option<String>,
+    /// `rd_interwiki`, when the redirect leaves the wiki.
+    pub interwiki: Option<String>,
+    pub resolution: Resolution,
+}
+
+/// The outcome of following a redirect chain to its end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Resolution {
+    /// The chain ends on an existing page that is not a redirect.
+    Page {
+        /// Page number of the final target.
+        page: u32,
+        /// Redirects followed (1 for a direct redirect).
+        hops: u32,
+        /// The fragment nearest to the final page along the chain.
+        fragment: Option<String>,
+    },
+    /// The chain ends on a title with no page (a broken redirect).
+    Missing { hops: u32, ns: i32, dbkey: String },
+    /// The chain comes back to a page already visited.
+    Loop { hops: u32 },
+    /// The chain leaves the wiki.
+    Interwiki { hops: u32 },
+}
+
+impl Resolution {
+    /// Redirects followed before the chain ended.
+    pub fn hops(&self) -> u32 {
+        match self {
+            Resolution::Page { hops, .. }
+            | Resolution::Missing { hops, .. }
+            | Resolution::Loop { hops }
+            | Resolution::Interwiki { hops } => *hops,
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! wikiwit: a local, versioned index of a MediaWiki XML dump, and the checks that use it.
+//!
+//! Data flows through the modules in this order: [`dump`] (bytes → pages) →
+//! [`title`] (MediaWiki title rules) → [`redirect`] → [`index`] (on-disk stores, built by
+//! [`build`]) → the query side ([`export`], …). The `wikiwit` binary is a thin CLI over
+//! this library.
+
+pub mod build;
+pub mod dump;
+pub mod export;
+pub mod index;
+pub mod redirect;
+pub mod resolve;
+pub mod siteinfo;
+pub mod title;

@@ -1,0 +1,117 @@
+//! Namespace names → numbers, as MediaWiki's `Language::getNsIndex` resolves them.
+//!
+//! A dump lists each namespace once, under its localized name; wikitext may also use the
+//! canonical English names (`Category:` on a Latgalian wiki) and the historic aliases
+//! (`Image:`), which the dump does not list. All are matched case-insensitively.
+
+use std::collections::HashMap;
+
+use crate::siteinfo::{CaseRule, SiteInfo};
+
+/// Canonical (English, language-independent) namespace names that every MediaWiki accepts,
+/// plus those registered by the extensions Wikimedia wikis run (Scribunto's `Module`).
+const CANONICAL: &[(i32, &str)] = &[
+    (-2, "Media"),
+    (-1, "Special"),
+    (1, "Talk"),
+    (2, "User"),
+    (3, "User_talk"),
+    (4, "Project"),
+    (5, "Project_talk"),
+    (6, "File"),
+    (7, "File_talk"),
+    (8, "MediaWiki"),
+    (9, "MediaWiki_talk"),
+    (10, "Template"),
+    (11, "Template_talk"),
+    (12, "Help"),
+    (13, "Help_talk"),
+    (14, "Category"),
+    (15, "Category_talk"),
+    (828, "Module"),
+    (829, "Module_talk"),
+];
+
+/// Aliases kept for backwards compatibility in every language (`Image:` predates `File:`).
+const ALIASES: &[(i32, &str)] = &[(6, "Image"), (7, "Image_talk")];
+
+pub const NS_MEDIA: i32 = -2;
+pub const NS_SPECIAL: i32 = -1;
+pub const NS_MAIN: i32 = 0;
+pub const NS_TALK: i32 = 1;
+pub const NS_USER: i32 = 2;
+pub const NS_USER_TALK: i32 = 3;
+pub const NS_FILE: i32 = 6;
+pub const NS_TEMPLATE: i32 = 10;
+pub const NS_CATEGORY: i32 = 14;
+
+/// Folds a namespace name the way MediaWiki compares them: underscores for spaces, lower case.
+fn fold(name: &str) -> String {
+    name.replace(' ', "_").to_lowercase()
+}
+
+/// The namespace table of one wiki.
+#[derive(Debug, Clone)]
+pub struct NamespaceTable {
+    /// id → (localized name with underscores, case rule)
+    names: HashMap<i32, (String, CaseRule)>,
+    /// folded name (localized, canonical or alias) → id
+    lookup: HashMap<String, i32>,
+    site_case: CaseRule,
+}
+
+impl NamespaceTable {
+    pub fn new(site: &SiteInfo) -> NamespaceTable {
+        let mut names = HashMap::new();
+        let mut lookup = HashMap::new();
+        // Canonical names and aliases first, so that a localized name wins if a wiki
+        // reuses one of them for a different namespace.
+        for &(id, name) in CANONICAL.iter().chain(ALIASES) {
+            lookup.insert(fold(name), id);
+        }
+        for ns in &site.namespaces {
+            let underscored = ns.name.replace(' ', "_");
+            if !underscored.is_empty() {
+                lookup.insert(fold(&underscored), ns.id);
+            }
+            names.insert(ns.id, (underscored, ns.case));
+        }
+        for &(id, name) in CANONICAL {
+            names
+                .entry(id)
+                .or_insert_with(|| (name.to_string(), site.case));
+        }
+        NamespaceTable {
+            names,
+            lookup,
+            site_case: site.case,
+        }
+    }
+
+    /// The namespace a prefix (`"Category"`, `"kategoreja"`, `"Image"`) names, if any.
+    pub fn id_of(&self, prefix: &str) -> Option<i32> {
+        self.lookup.get(&fold(prefix)).copied()
+    }
+
+    /// The localized name with underscores (`"User_talk"`); `""` for the main namespace.
+    pub fn name_of(&self, id: i32) -> Option<&str> {
+        self.names.get(&id).map(|(n, _)| n.as_str())
+    }
+
+    /// Whether titles in namespace `id` get their first letter upper-cased.
+    pub fn is_capitalized(&self, id: i32) -> bool {
+        let case = self
+            .names
+            .get(&id)
+            .map(|(_, c)| *c)
+            .unwrap_or(self.site_case);
+        case == CaseRule::FirstLetter
+    }
+
+    /// All namespace ids the wiki declares, in ascending order.
+    pub fn ids(&self) -> Vec<i32> {
+        let mut ids: Vec<i32> = self.names.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+}

@@ -1,0 +1,267 @@
+//! Bad input: every case gets a clear message naming the file and where, exit code 2, no
+//! panic, and the index that was in place before stays exactly as it was.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::*;
+
+/// Builds `dump` (with `extra` args) into `index`, which already holds a good index, and
+/// checks the failure and that the good index survived.
+fn refuse(dump: &Path, extra: &[&str], index: &Path, expect: &[&str]) {
+    let before = export(index, "pages");
+    let before_files: Vec<PathBuf> = std::fs::read_dir(index.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let o = wikiwit()
+        .arg("build")
+        .arg(dump)
+        .arg("--index")
+        .arg(index)
+        .arg("-q")
+        .args(extra)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit code for {}: stderr {err}",
+        dump.display()
+    );
+    assert!(!err.contains("panicked"), "panic: {err}");
+    for e in expect {
+        assert!(
+            err.contains(e),
+            "stderr for {} lacks {e:?}:\n{err}",
+            dump.display()
+        );
+    }
+    assert_eq!(export(index, "pages"), before, "the previous index changed");
+    let mut after: Vec<PathBuf> = std::fs::read_dir(index.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    after.retain(|p| !before_files.contains(p));
+    assert!(after.is_empty(), "left behind: {after:?}");
+}
+
+fn good_index(tmp: &Path) -> PathBuf {
+    let index = tmp.join("ix");
+    build(&rivers(), &index, &[]);
+    index
+}
+
+#[test]
+fn truncated_bz2() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let src = std::fs::read(data("enwiki-2016-206pages.xml.bz2")).unwrap();
+    let cut = tmp.path().join("truncated.xml.bz2");
+    std::fs::write(&cut, &src[..src.len() * 6 / 10]).unwrap();
+    refuse(
+        &cut,
+        &[],
+        &index,
+        &[
+            "truncated.xml.bz2",
+            "truncated bz2 data",
+            "starting at byte 0",
+        ],
+    );
+}
+
+#[test]
+fn corrupt_bz2_block() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let mut src = std::fs::read(data("ltgwiki-2017-multistream.xml.bz2")).unwrap();
+    let mid = src.len() / 2;
+    for b in &mut src[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    let bad = tmp.path().join("corrupt.xml.bz2");
+    std::fs::write(&bad, &src).unwrap();
+    refuse(
+        &bad,
+        &[],
+        &index,
+        &[
+            "corrupt.xml.bz2",
+            "corrupt bz2 data in the stream starting at byte",
+        ],
+    );
+}
+
+#[test]
+fn malformed_xml() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let broken = xml.replacen("<title>Danube</title>", "<title>Danube</titel>", 1);
+    let bad = tmp.path().join("malformed.xml");
+    std::fs::write(&bad, broken).unwrap();
+    refuse(
+        &bad,
+        &[],
+        &index,
+        &["malformed.xml", "malformed XML at byte"],
+    );
+}
+
+#[test]
+fn utf16_dump_is_refused() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    refuse(
+        &data("bgwiki-shortened.xml.bz2"),
+        &[],
+        &index,
+        &["bgwiki-shortened.xml.bz2", "UTF-16"],
+    );
+}
+
+#[test]
+fn empty_file() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let empty = tmp.path().join("empty.xml.bz2");
+    std::fs::write(&empty, b"").unwrap();
+    refuse(&empty, &[], &index, &["empty.xml.bz2", "empty"]);
+}
+
+#[test]
+fn index_file_from_another_dump() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let dump = data("enwiki-2016-206pages-multistream.xml.bz2");
+    let other = data("ltgwiki-2017-multistream-index.txt.bz2");
+    refuse(
+        &dump,
+        &["--index-file", other.to_str().unwrap()],
+        &index,
+        &[
+            "does not match the dump",
+            "ltgwiki-2017-multistream-index.txt.bz2",
+        ],
+    );
+}
+
+#[test]
+fn index_file_with_a_wrong_page_id() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let f = std::fs::File::open(data("enwiki-2016-206pages-multistream-index.txt.bz2")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut bzip2::read::MultiBzDecoder::new(f), &mut text).unwrap();
+    // Line 3 is `offset:13:AfghanistanHistory`; give it another page id.
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 2 {
+                let mut p: Vec<&str> = l.splitn(3, ':').collect();
+                p[1] = "999999";
+                p.join(":")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let idx = tmp.path().join("edited-index.txt");
+    std::fs::write(&idx, lines.join("\n")).unwrap();
+    refuse(
+        &data("enwiki-2016-206pages-multistream.xml.bz2"),
+        &["--index-file", idx.to_str().unwrap()],
+        &index,
+        &["index line 3 lists page id 999999", "holds page id 13"],
+    );
+}
+
+#[test]
+fn missing_index_file() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    refuse(
+        &data("enwiki-2016-206pages-multistream.xml.bz2"),
+        &["--index-file", "/nonexistent/dir/index.txt.bz2"],
+        &index,
+        &["/nonexistent/dir/index.txt.bz2", "No such file"],
+    );
+}
+
+#[test]
+fn xml_that_is_not_a_dump() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let rss = tmp.path().join("feed.xml");
+    std::fs::write(
+        &rss,
+        "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel/></rss>\n",
+    )
+    .unwrap();
+    refuse(
+        &rss,
+        &[],
+        &index,
+        &["feed.xml", "not a MediaWiki XML dump", "<rss>"],
+    );
+}
+
+#[test]
+fn page_with_an_invalid_title() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let broken = xml.replacen("<title>Elbe</title>", "<title>Elbe [river]</title>", 1);
+    let bad = tmp.path().join("badtitle.xml");
+    std::fs::write(&bad, broken).unwrap();
+    refuse(
+        &bad,
+        &[],
+        &index,
+        &[
+            "badtitle.xml",
+            "\"Elbe [river]\"",
+            "invalid title",
+            "illegal character '['",
+        ],
+    );
+}
+
+#[test]
+fn duplicate_titles_are_refused() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let broken = xml.replacen("<title>Elbe</title>", "<title>Oder</title>", 1);
+    let bad = tmp.path().join("dup.xml");
+    std::fs::write(&bad, broken).unwrap();
+    refuse(
+        &bad,
+        &[],
+        &index,
+        &["dup.xml", "both have the title \"Oder\""],
+    );
+}
+
+#[test]
+fn refuses_to_replace_a_directory_that_is_not_an_index() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("precious");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("thesis.tex"), "do not delete").unwrap();
+    let o = wikiwit()
+        .arg("build")
+        .arg(rivers())
+        .arg("--index")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a wikiwit index"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("thesis.tex")).unwrap(),
+        "do not delete"
+    );
+}

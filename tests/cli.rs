@@ -1,0 +1,143 @@
+//! The command line on the sample wiki: resolve, info, export, demo, exit codes.
+
+use crate::util::*;
+
+fn rivers_index() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempdir();
+    let index = tmp.path().join("rivers");
+    build(&rivers(), &index, &[]);
+    (tmp, index)
+}
+
+#[test]
+fn resolve_follows_double_redirects_and_keeps_fragments() {
+    let (_t, index) = rivers_index();
+    let out = ok(wikiwit()
+        .args([
+            "resolve",
+            "--json",
+            "River Ural",
+            "Iron Gates",
+            "ural River",
+        ])
+        .arg("--index")
+        .arg(&index));
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["status"], "redirect");
+    assert_eq!(
+        rows[0]["chain"],
+        serde_json::json!(["River Ural", "Ural River", "Ural (river)"])
+    );
+    assert_eq!(rows[0]["target"]["title"], "Ural (river)");
+    assert_eq!(rows[1]["target"]["title"], "Danube");
+    assert_eq!(rows[1]["fragment"], "Iron Gates");
+    assert_eq!(rows[2]["title"], "Ural River");
+}
+
+#[test]
+fn resolve_exit_codes() {
+    let (_t, index) = rivers_index();
+    let run = |q: &str| {
+        wikiwit()
+            .args(["resolve", q, "--index"])
+            .arg(&index)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run("Danube").status.code(), Some(0));
+    let missing = run("Volga");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stdout(&missing).contains("missing"));
+    let broken = run("Salween River");
+    assert_eq!(broken.status.code(), Some(1));
+    assert!(stdout(&broken).contains("broken redirect"));
+    let invalid = run("Ural [river]");
+    assert_eq!(invalid.status.code(), Some(1));
+    assert!(stdout(&invalid).contains("illegal character"));
+    let no_index = wikiwit()
+        .args(["resolve", "X", "--index", "/nonexistent/ix"])
+        .output()
+        .unwrap();
+    assert_eq!(no_index.status.code(), Some(2));
+    assert!(stderr(&no_index).contains("not a wikiwit index"));
+}
+
+#[test]
+fn export_redirects_lists_fragments_and_broken_targets() {
+    let (_t, index) = rivers_index();
+    let out = export(&index, "redirects");
+    assert!(
+        out.contains("0\tIron_Gates\t0\tDanube\tIron Gates\n"),
+        "{out}"
+    );
+    assert!(out.contains("0\tSalween_River\t0\tSalween\t\n"), "{out}");
+    assert!(out.contains("0\tRiver_Ural\t0\tUral_River\t\n"), "{out}");
+}
+
+#[test]
+fn info_reports_the_manifest_and_verifies_checksums() {
+    let (_t, index) = rivers_index();
+    let out = ok(wikiwit()
+        .args(["info", "--json", "--verify", "--index"])
+        .arg(&index));
+    let m: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(m["format"], "wikiwit-index");
+    assert_eq!(m["site"]["dbname"], "riverswiki");
+    assert_eq!(m["counts"]["redirects"], 8);
+    assert_eq!(m["counts"]["broken_redirects"], 1);
+    assert_eq!(m["counts"]["double_redirects"], 1);
+    assert_eq!(m["source"]["sha256"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn an_index_of_another_format_version_is_refused() {
+    let (_t, index) = rivers_index();
+    let path = index.join("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("\"format_version\": 1", "\"format_version\": 99", 1),
+    )
+    .unwrap();
+    let o = wikiwit()
+        .args(["info", "--index"])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("format version 99, but this wikiwit reads version 1"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_corrupted_store_fails_verification() {
+    let (_t, index) = rivers_index();
+    let path = index.join("pages.rec");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[40] ^= 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    let o = wikiwit()
+        .args(["info", "--verify", "--index"])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("CRC-32 mismatch"), "{}", stderr(&o));
+}
+
+#[test]
+fn demo_runs_on_the_embedded_sample() {
+    let out = ok(wikiwit().arg("demo"));
+    assert!(out.contains("pages       36"), "{out}");
+    assert!(
+        out.contains("River Ural → Ural River → Ural (river)"),
+        "{out}"
+    );
+    assert!(out.contains("Danube#Iron Gates"), "{out}");
+}

@@ -1,0 +1,9 @@
+//! The one integration-test binary: runs the real `wikiwit` executable on real dumps from
+//! `../shared` and on handwritten fixtures under `tests/data`.
+
+mod util;
+
+mod bad_input;
+mod cli;
+mod formats;
+mod oracle;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build benchmark: `wikiwit build` against `lbzip2 -d -n THREADS` on the same dump, in the
+# same invocation, alternating runs so both see the same machine state.
+#
+#   tools/bench-build.sh [DUMP] [INDEX_FILE] [RUNS] [THREADS] [-- extra build args]
+#
+# Defaults: ../shared/data/ottqa-wiki-183k-multistream.xml.bz2 with its index, 3 runs,
+# 2 threads. Prints each run and the median wall-clock ratio and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${WIKIWIT_SHARED:-../shared}
+dump=${1:-$shared/data/ottqa-wiki-183k-multistream.xml.bz2}
+idx=${2:-$shared/data/ottqa-wiki-183k-multistream-index.txt.bz2}
+runs=${3:-3}
+threads=${4:-2}
+shift $(( $# < 4 ? $# : 4 )) || true
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+
+command -v lbzip2 >/dev/null || { echo "lbzip2 is needed (apt-get install lbzip2)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
+cargo build --release --quiet
+bin=target/release/wikiwit
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+idx_args=()
+[ -n "$idx" ] && [ "$idx" != "-" ] && idx_args=(--index-file "$idx")
+
+echo "dump: $dump ($(stat -c %s "$dump") bytes), threads: $threads, runs: $runs, extra: ${extra[*]:-none}"
+ratios=(); rss=(); ww=(); lb=()
+for i in $(seq 1 "$runs"); do
+  /usr/bin/time -f "%e %M" -o "$out/lb" lbzip2 -d -n "$threads" -c "$dump" > /dev/null
+  /usr/bin/time -f "%e %M" -o "$out/ww" "$bin" build "$dump" "${idx_args[@]}" --index "$out/ix" -j "$threads" -q "${extra[@]}" > "$out/summary"
+  read -r lbt _ < "$out/lb"; read -r wwt wwm < "$out/ww"
+  r=$(awk -v a="$wwt" -v b="$lbt" 'BEGIN { printf "%.2f", a / b }')
+  echo "run $i: wikiwit ${wwt}s, lbzip2 ${lbt}s, ratio $r, wikiwit peak RSS $((wwm / 1024)) MB"
+  ratios+=("$r"); rss+=("$wwm"); ww+=("$wwt"); lb+=("$lbt")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo "median: wikiwit $(median "${ww[@]}")s, lbzip2 $(median "${lb[@]}")s, ratio $(median "${ratios[@]}"), peak RSS $(( $(median "${rss[@]}") / 1024 )) MB"
+du -sk "$out/ix" | awk '{ printf "index size: %.1f MB\n", $1 / 1024 }'
