@@ -63,3 +63,124 @@ pub fn redirects(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> 
     }
     Ok(())
 }
+
+/// `from_ns, from_title, to_ns, to_title, context, in_template`: every distinct link
+/// (as written, normalized, not redirect-resolved — as MediaWiki's `pagelinks`), with
+/// where it sits. A target linked from several contexts appears once per context.
+pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for n in 0..index.page_count() {
+        let p = index.page(n as u32)?;
+        let s = index.structure(n as u32)?;
+        let mut rows: Vec<(i32, &str, &str, u8)> = s
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.ns,
+                    l.dbkey.as_str(),
+                    l.context.as_str(),
+                    u8::from(l.in_template),
+                )
+            })
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        for (ns, k, ctx, t) in rows {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}\t{}",
+                p.ns,
+                field(&p.dbkey),
+                ns,
+                field(k),
+                ctx,
+                t
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `from_ns, from_title, category, in_template`.
+pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for n in 0..index.page_count() {
+        let p = index.page(n as u32)?;
+        let s = index.structure(n as u32)?;
+        let mut rows: Vec<(&str, u8)> = s
+            .categories
+            .iter()
+            .map(|c| (c.dbkey.as_str(), u8::from(c.in_template)))
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        for (c, t) in rows {
+            writeln!(out, "{}\t{}\t{}\t{}", p.ns, field(&p.dbkey), field(c), t)?;
+        }
+    }
+    Ok(())
+}
+
+/// `from_ns, from_title, template_ns, template_title, direct`.
+pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for n in 0..index.page_count() {
+        let p = index.page(n as u32)?;
+        let s = index.structure(n as u32)?;
+        let mut rows: Vec<(i32, &str, u8)> = s
+            .templates
+            .iter()
+            .map(|t| (t.ns, t.dbkey.as_str(), u8::from(t.direct)))
+            .collect();
+        rows.sort_unstable();
+        // A template called both directly and from arguments is direct.
+        rows.dedup_by(|a, b| {
+            a.0 == b.0 && a.1 == b.1 && {
+                b.2 = b.2.max(a.2);
+                true
+            }
+        });
+        for (ns, k, d) in rows {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                p.ns,
+                field(&p.dbkey),
+                ns,
+                field(k),
+                d
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One JSON object per main-namespace, non-redirect page, like MediaWiki's
+/// `action=parse&prop=sections`: `{"title", "sections": [{toclevel, level, line, number,
+/// index, anchor, byteoffset}]}`.
+pub fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for n in 0..index.page_count() {
+        let p = index.page(n as u32)?;
+        if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
+            continue;
+        }
+        let s = index.structure(n as u32)?;
+        let sections: Vec<serde_json::Value> = s
+            .sections
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "toclevel": x.toclevel,
+                    "level": x.level.to_string(),
+                    "line": x.heading,
+                    "number": x.number,
+                    "index": x.index.to_string(),
+                    "anchor": x.anchor,
+                    "byteoffset": x.byteoffset,
+                })
+            })
+            .collect();
+        let obj = serde_json::json!({ "title": index.display_title(&p), "sections": sections });
+        serde_json::to_writer(&mut *out, &obj).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}

@@ -7,7 +7,19 @@ use std::path::Path;
 
 use crate::util::*;
 
-const STORES: &[&str] = &["pages.rec", "titles.fst", "warnings.jsonl"];
+const STORES: &[&str] = &[
+    "pages.rec",
+    "titles.fst",
+    "warnings.jsonl",
+    "structure.rec",
+    "links-out.csr",
+    "links-in.csr",
+    "red-titles.fst",
+    "red-in.csr",
+    "categories.fst",
+    "category-members.csr",
+    "redirects-to.csr",
+];
 
 fn assert_same_index(a: &Path, b: &Path, what: &str) {
     for f in STORES {

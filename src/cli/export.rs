@@ -10,6 +10,14 @@ enum Table {
     Pages,
     /// from_ns, from_title, to_ns, to_title, fragment
     Redirects,
+    /// from_ns, from_title, to_ns, to_title, context, in_template
+    Links,
+    /// from_ns, from_title, category, in_template
+    Categories,
+    /// from_ns, from_title, template_ns, template_title, direct
+    Templates,
+    /// JSON lines: title and sections (level, anchor, number, index, byteoffset)
+    Sections,
 }
 
 #[derive(Debug, clap::Args)]
@@ -26,6 +34,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     match args.table {
         Table::Pages => wikiwit::export::pages(&index, &mut out)?,
         Table::Redirects => wikiwit::export::redirects(&index, &mut out)?,
+        Table::Links => wikiwit::export::links(&index, &mut out)?,
+        Table::Categories => wikiwit::export::categories(&index, &mut out)?,
+        Table::Templates => wikiwit::export::templates(&index, &mut out)?,
+        Table::Sections => wikiwit::export::sections(&index, &mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Success)

@@ -131,6 +131,9 @@ pub enum DumpError {
     Interrupted,
     #[error("internal error while reading the dump (please report it): {message}")]
     Internal { message: String },
+    /// An error of whoever consumes the pages (e.g. writing the index).
+    #[error(transparent)]
+    Consumer(Box<dyn std::error::Error + Send + Sync>),
 }
 
 fn page_suffix(page: &Option<String>) -> String {

@@ -197,7 +197,7 @@ impl Dump {
     ) -> Result<ReadStats, DumpError>
     where
         T: Send,
-        M: Fn(RawPage, Location) -> Result<T, DumpError> + Sync,
+        M: Fn(RawPage<'_>, Location) -> Result<T, DumpError> + Sync,
         C: FnMut(T) -> Result<(), DumpError>,
         P: Fn(u64),
     {

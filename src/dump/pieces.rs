@@ -178,22 +178,27 @@ fn parse_region<T, M>(
     ids: Option<&mut Vec<(u64, u64)>>,
 ) -> Result<(), DumpError>
 where
-    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
 {
-    let text = std::str::from_utf8(region).map_err(|e| DumpError::InvalidUtf8 {
-        path: path.to_path_buf(),
-        location: base.at((rel + e.valid_up_to()) as u64),
-    })?;
     let mut pages = Vec::new();
-    xml::parse_pages(text, |p| {
+    xml::parse_pages(region, |p| {
         pages.push(p);
         Ok(())
     })
-    .map_err(|f| DumpError::Xml {
-        path: path.to_path_buf(),
-        location: base.at(rel as u64 + f.offset),
-        page: f.page,
-        message: f.message,
+    .map_err(|f| {
+        if f.utf8 || f.message.starts_with("invalid UTF-8") {
+            DumpError::InvalidUtf8 {
+                path: path.to_path_buf(),
+                location: base.at(rel as u64 + f.offset),
+            }
+        } else {
+            DumpError::Xml {
+                path: path.to_path_buf(),
+                location: base.at(rel as u64 + f.offset),
+                page: f.page,
+                message: f.message,
+            }
+        }
     })?;
     if let Some(ids) = ids {
         ids.extend(pages.iter().map(|p| (p.id, title_hash(&p.title))));
@@ -208,7 +213,7 @@ where
 
 fn work<T, M>(dump: &Dump, src: Source, map: &M) -> Result<PieceOut<T>, DumpError>
 where
-    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
 {
     let (bytes, base, range_idx): (Cow<'_, [u8]>, Base, Option<usize>) = match src {
         Source::Plain(r) => (
@@ -328,7 +333,7 @@ struct Stitcher<'a, T, M, C> {
 
 impl<T, M, C> Stitcher<'_, T, M, C>
 where
-    M: Fn(RawPage, Location) -> Result<T, DumpError>,
+    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
     C: FnMut(T) -> Result<(), DumpError>,
 {
     fn emit(&mut self, item: T) -> Result<(), DumpError> {
@@ -477,7 +482,7 @@ pub(super) fn run<T, M, C, P>(
 ) -> Result<ReadStats, DumpError>
 where
     T: Send,
-    M: Fn(RawPage, Location) -> Result<T, DumpError> + Sync,
+    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError> + Sync,
     C: FnMut(T) -> Result<(), DumpError>,
     P: Fn(u64),
 {

@@ -14,9 +14,10 @@ use quick_xml::name::QName;
 
 use crate::siteinfo::{CaseRule, Namespace, SiteInfo};
 
-/// One page as the dump has it (latest revision only).
+/// One page as the dump has it (latest revision only). The text borrows from the
+/// decoded dump when it needs no unescaping.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawPage {
+pub struct RawPage<'a> {
     pub id: u64,
     pub ns: i32,
     /// Prefixed title with spaces, as written in `<title>`.
@@ -28,7 +29,7 @@ pub struct RawPage {
     pub timestamp: String,
     /// Content model (`wikitext`, `Scribunto`, `css`, …); `wikitext` when absent.
     pub model: String,
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Byte offset of `<page>` within the region it was parsed from.
     pub offset: u64,
 }
@@ -39,6 +40,8 @@ pub struct XmlFailure {
     pub offset: u64,
     pub page: Option<String>,
     pub message: String,
+    /// The bytes are not UTF-8 (rather than malformed XML).
+    pub utf8: bool,
 }
 
 fn fail(offset: u64, page: Option<&str>, message: impl Into<String>) -> XmlFailure {
@@ -46,7 +49,15 @@ fn fail(offset: u64, page: Option<&str>, message: impl Into<String>) -> XmlFailu
         offset,
         page: page.map(str::to_string),
         message: message.into(),
+        utf8: false,
     }
+}
+
+/// A failure from quick-xml, telling encoding errors apart.
+fn xml_fail(reader: &Reader<&[u8]>, page: Option<&str>, e: quick_xml::Error) -> XmlFailure {
+    let mut f = fail(reader.error_position(), page, e.to_string());
+    f.utf8 = matches!(e, quick_xml::Error::Encoding(_));
+    f
 }
 
 /// Unescapes XML text, normalizing literal line ends first as XML 1.0 requires.
@@ -80,6 +91,22 @@ fn attr(e: &BytesStart<'_>, name: &str) -> Result<Option<String>, String> {
 fn element_text(reader: &mut Reader<&[u8]>, name: &str) -> Result<String, String> {
     let raw = reader.read_text(QName(name)).map_err(|e| e.to_string())?;
     Ok(unescape_text(&raw)?.into_owned())
+}
+
+/// Like [`element_text`], but borrowing from the input when nothing needs unescaping
+/// (wikitext is most of a dump; copying it would cost a full pass).
+fn element_text_cow<'a>(reader: &mut Reader<&'a [u8]>, name: &str) -> Result<Cow<'a, str>, String> {
+    let raw = reader
+        .read_text(QName(name))
+        .map_err(|e| match e {
+            quick_xml::Error::Encoding(_) => format!("invalid UTF-8: {e}"),
+            other => other.to_string(),
+        })?
+        .into_inner();
+    match raw {
+        Cow::Borrowed(s) => unescape_text(s),
+        Cow::Owned(s) => Ok(Cow::Owned(unescape_text(&s)?.into_owned())),
+    }
 }
 
 /// Parses the header (everything before the first `<page>`): root attributes and siteinfo.
@@ -185,16 +212,19 @@ fn namespace(e: &BytesStart<'_>) -> Result<Namespace, String> {
 
 /// Parses a region made of whole `<page>` elements (and whitespace), calling `f` for
 /// each page in order.
-pub fn parse_pages(
-    region: &str,
-    mut f: impl FnMut(RawPage) -> Result<(), XmlFailure>,
+///
+/// The bytes are not validated as UTF-8 up front: quick-xml validates every piece of
+/// text it returns, so a whole extra pass over the dump is saved.
+pub fn parse_pages<'a>(
+    region: &'a [u8],
+    mut f: impl FnMut(RawPage<'a>) -> Result<(), XmlFailure>,
 ) -> Result<(), XmlFailure> {
-    let mut reader = Reader::from_str(region);
+    let mut reader = Reader::from_reader(region);
     loop {
         let pos = reader.buffer_position();
         let ev = reader
             .read_event()
-            .map_err(|e| fail(reader.error_position(), None, e.to_string()))?;
+            .map_err(|e| xml_fail(&reader, None, e))?;
         match ev {
             Event::Start(e) if e.name().as_ref() == "page" => {
                 let page = parse_page(&mut reader, pos)?;
@@ -222,7 +252,7 @@ pub fn parse_pages(
     }
 }
 
-fn parse_page(reader: &mut Reader<&[u8]>, start: u64) -> Result<RawPage, XmlFailure> {
+fn parse_page<'a>(reader: &mut Reader<&'a [u8]>, start: u64) -> Result<RawPage<'a>, XmlFailure> {
     let mut page = RawPage {
         id: 0,
         ns: 0,
@@ -231,7 +261,7 @@ fn parse_page(reader: &mut Reader<&[u8]>, start: u64) -> Result<RawPage, XmlFail
         rev_id: 0,
         timestamp: String::new(),
         model: "wikitext".to_string(),
-        text: String::new(),
+        text: Cow::Borrowed(""),
         offset: start,
     };
     let (mut has_title, mut has_id, mut has_ns, mut has_rev) = (false, false, false, false);
@@ -240,7 +270,7 @@ fn parse_page(reader: &mut Reader<&[u8]>, start: u64) -> Result<RawPage, XmlFail
         let title = (!page.title.is_empty()).then_some(page.title.as_str());
         let ev = reader
             .read_event()
-            .map_err(|e| fail(reader.error_position(), title, e.to_string()))?;
+            .map_err(|e| xml_fail(reader, title, e))?;
         match ev {
             Event::End(e) if e.name().as_ref() == "page" => break,
             Event::Start(e) => {
@@ -308,13 +338,16 @@ fn parse_page(reader: &mut Reader<&[u8]>, start: u64) -> Result<RawPage, XmlFail
     Ok(page)
 }
 
-fn parse_revision(reader: &mut Reader<&[u8]>, page: &mut RawPage) -> Result<(), XmlFailure> {
+fn parse_revision<'a>(
+    reader: &mut Reader<&'a [u8]>,
+    page: &mut RawPage<'a>,
+) -> Result<(), XmlFailure> {
     loop {
         let pos = reader.buffer_position();
         let title = Some(page.title.as_str());
         let ev = reader
             .read_event()
-            .map_err(|e| fail(reader.error_position(), title, e.to_string()))?;
+            .map_err(|e| xml_fail(reader, title, e))?;
         match ev {
             Event::End(e) if e.name().as_ref() == "revision" => return Ok(()),
             Event::Start(e) => {
@@ -336,7 +369,7 @@ fn parse_revision(reader: &mut Reader<&[u8]>, page: &mut RawPage) -> Result<(), 
                     }
                     "text" => {
                         page.text =
-                            element_text(reader, "text").map_err(|m| fail(pos, title, m))?;
+                            element_text_cow(reader, "text").map_err(|m| fail(pos, title, m))?;
                     }
                     _ => {
                         reader
@@ -346,7 +379,7 @@ fn parse_revision(reader: &mut Reader<&[u8]>, page: &mut RawPage) -> Result<(), 
                 }
             }
             Event::Empty(e) if e.name().as_ref() == "text" => {
-                page.text.clear();
+                page.text = Cow::Borrowed("");
             }
             Event::Empty(_) | Event::Comment(_) => {}
             Event::Text(t) if t.bytes().all(|c| c.is_ascii_whitespace()) => {}
@@ -366,7 +399,7 @@ mod tests {
 <revision><id>9</id><timestamp>2020-01-01T00:00:00Z</timestamp>
 <text xml:space="preserve">x &lt;ref&gt;a &amp;amp; b&lt;/ref&gt; &quot;q&quot; &#124;</text></revision></page>"#;
         let mut pages = Vec::new();
-        parse_pages(region, |p| {
+        parse_pages(region.as_bytes(), |p| {
             pages.push(p);
             Ok(())
         })

@@ -73,6 +73,12 @@ pub struct Counts {
     /// Bytes of XML after decompression.
     pub xml_bytes: u64,
     pub warnings: u64,
+    /// Distinct (source, target) links between existing pages.
+    pub links: u64,
+    /// Distinct titles linked to that have no page.
+    pub red_titles: u64,
+    /// Distinct categories pages are in.
+    pub categories: u64,
 }
 
 impl Manifest {

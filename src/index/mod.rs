@@ -4,6 +4,7 @@
 //! [`crate::build`]) and a reader (used by queries); readers check the format version and
 //! refuse anything else.
 
+pub mod csr;
 mod file;
 pub mod manifest;
 pub mod pages;
@@ -16,10 +17,14 @@ use std::path::{Path, PathBuf};
 pub use manifest::Manifest;
 pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
-pub use store::{Store, StoreWriter};
-pub use titles::{TitleMap, key as titles_key, write as write_titles};
+pub use store::{Store, StoreWriter, encode};
+pub use titles::{
+    TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
+};
 
 use crate::title::{InterwikiProfile, Title, TitleCodec};
+use crate::wikitext::PageStructure;
+use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -29,6 +34,28 @@ pub mod files {
     pub const PAGES: &str = "pages.rec";
     pub const TITLES: &str = "titles.fst";
     pub const WARNINGS: &str = "warnings.jsonl";
+    pub const STRUCTURE: &str = "structure.rec";
+    pub const LINKS_OUT: &str = "links-out.csr";
+    pub const LINKS_IN: &str = "links-in.csr";
+    pub const RED_TITLES: &str = "red-titles.fst";
+    pub const RED_IN: &str = "red-in.csr";
+    pub const CATEGORIES: &str = "categories.fst";
+    pub const CATEGORY_MEMBERS: &str = "category-members.csr";
+    pub const REDIRECTS_TO: &str = "redirects-to.csr";
+}
+
+/// File kinds, written in each file's header (see `index/FORMAT.md`).
+pub mod kinds {
+    pub const PAGES: u32 = 1;
+    pub const TITLES: u32 = 2;
+    pub const STRUCTURE: u32 = 3;
+    pub const LINKS_OUT: u32 = 4;
+    pub const LINKS_IN: u32 = 5;
+    pub const RED_TITLES: u32 = 6;
+    pub const RED_IN: u32 = 7;
+    pub const CATEGORIES: u32 = 8;
+    pub const CATEGORY_MEMBERS: u32 = 9;
+    pub const REDIRECTS_TO: u32 = 10;
 }
 
 /// Errors opening, reading or writing an index.
@@ -80,6 +107,14 @@ pub struct Index {
     codec: TitleCodec,
     pages: Store<PageRecord>,
     titles: TitleMap,
+    structure: Store<PageStructure>,
+    links_out: Csr,
+    links_in: Csr,
+    red_titles: TitleMap,
+    red_in: Csr,
+    categories: TitleMap,
+    category_members: Csr,
+    redirects_to: Csr,
 }
 
 /// How a title looked up in the index resolves.
@@ -109,8 +144,30 @@ impl Index {
                     comment: e,
                 })?;
         let codec = TitleCodec::new(&manifest.site, profile);
-        let pages = Store::open(&dir.join(files::PAGES), pages::KIND)?;
+        let pages = Store::open(&dir.join(files::PAGES), kinds::PAGES)?;
         let titles = TitleMap::open(&dir.join(files::TITLES))?;
+        let structure = Store::open(&dir.join(files::STRUCTURE), kinds::STRUCTURE)?;
+        let csr = |name: &str, kind: u32| Csr::open(&dir.join(name), kind);
+        let links_out = csr(files::LINKS_OUT, kinds::LINKS_OUT)?;
+        let links_in = csr(files::LINKS_IN, kinds::LINKS_IN)?;
+        let red_titles = TitleMap::open_kind(&dir.join(files::RED_TITLES), kinds::RED_TITLES)?;
+        let red_in = csr(files::RED_IN, kinds::RED_IN)?;
+        let categories = TitleMap::open_kind(&dir.join(files::CATEGORIES), kinds::CATEGORIES)?;
+        let category_members = csr(files::CATEGORY_MEMBERS, kinds::CATEGORY_MEMBERS)?;
+        let redirects_to = csr(files::REDIRECTS_TO, kinds::REDIRECTS_TO)?;
+        for (name, n) in [
+            (files::STRUCTURE, structure.len()),
+            (files::LINKS_OUT, links_out.rows()),
+            (files::LINKS_IN, links_in.rows()),
+            (files::REDIRECTS_TO, redirects_to.rows()),
+        ] {
+            if n != pages.len() {
+                return Err(IndexError::DataCorruption {
+                    path: dir.join(name),
+                    comment: format!("{n} rows for {} pages", pages.len()),
+                });
+            }
+        }
         if pages.len() as u64 != manifest.counts.pages {
             return Err(IndexError::DataCorruption {
                 path: dir.join(files::PAGES),
@@ -127,6 +184,14 @@ impl Index {
             codec,
             pages,
             titles,
+            structure,
+            links_out,
+            links_in,
+            red_titles,
+            red_in,
+            categories,
+            category_members,
+            redirects_to,
         })
     }
 
@@ -173,10 +238,78 @@ impl Index {
         self.codec.prefixed_text(rec.ns, &rec.dbkey)
     }
 
+    /// The structure of page number `n` (links, sections, tables, …), with section
+    /// anchors finalized against this wiki's titles.
+    pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
+        let mut s = self.structure.get(n as usize)?;
+        if s.sections.iter().any(|x| !x.heading_templates.is_empty()) {
+            crate::wikitext::finalize_anchors(&mut s.sections, &|ns, k| self.find(ns, k).is_some());
+        }
+        Ok(s)
+    }
+
+    /// Pages page `n` links to (direct targets; a redirect page counts as itself).
+    pub fn outlinks(&self, n: u32) -> Vec<u32> {
+        self.links_out.row(n as usize)
+    }
+
+    /// Pages linking to page `n` directly.
+    pub fn inlinks(&self, n: u32) -> Vec<u32> {
+        self.links_in.row(n as usize)
+    }
+
+    /// Number of pages linking to page `n` directly.
+    pub fn inlink_count(&self, n: u32) -> usize {
+        self.links_in.degree(n as usize)
+    }
+
+    /// Redirect pages whose chain ends on page `n`.
+    pub fn redirects_to(&self, n: u32) -> Vec<u32> {
+        self.redirects_to.row(n as usize)
+    }
+
+    /// Pages linking to page `n` directly or through one of its redirects.
+    pub fn inlinks_with_redirects(&self, n: u32) -> Vec<u32> {
+        let mut all = self.inlinks(n);
+        for r in self.redirects_to(n) {
+            all.extend(self.inlinks(r));
+        }
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// Pages linking to a title that has no page.
+    pub fn red_inlinks(&self, ns: i32, dbkey: &str) -> Vec<u32> {
+        match self.red_titles.get(ns, dbkey) {
+            Some(r) => self.red_in.row(r as usize),
+            None => Vec::new(),
+        }
+    }
+
+    /// Members of the category `dbkey` (no namespace prefix); `None` if no page is in it.
+    pub fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
+        self.categories
+            .get_raw(dbkey.as_bytes())
+            .map(|c| self.category_members.row(c as usize))
+    }
+
     /// Recomputes the checksum of every file.
     pub fn verify(&self) -> Result<(), IndexError> {
         self.pages.verify()?;
-        self.titles.verify()
+        self.titles.verify()?;
+        self.structure.verify()?;
+        for c in [
+            &self.links_out,
+            &self.links_in,
+            &self.red_in,
+            &self.category_members,
+            &self.redirects_to,
+        ] {
+            c.verify()?;
+        }
+        self.red_titles.verify()?;
+        self.categories.verify()
     }
 }
 

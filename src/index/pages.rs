@@ -2,8 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-pub const KIND: u32 = 1;
-
 /// Sentinel for "no page" in page-number fields.
 pub const NO_PAGE: u32 = u32::MAX;
 
@@ -21,6 +19,9 @@ pub struct PageRecord {
     pub len: u64,
     pub model: String,
     pub redirect: Option<Redirect>,
+    /// A list page: titled `List of …` (or the wiki's equivalent) or mostly made of
+    /// lists and tables of links.
+    pub list_page: bool,
 }
 
 /// A redirect page's target and where following it ends.

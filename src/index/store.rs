@@ -47,6 +47,13 @@ impl<T: Serialize> StoreWriter<T> {
         Ok(())
     }
 
+    /// Appends a record already encoded with [`encode`] (lets workers do the encoding).
+    pub fn push_encoded(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+        self.out.write(bytes)?;
+        self.ends.push(self.out.position() - HEADER_LEN as u64);
+        Ok(())
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -65,6 +72,14 @@ impl<T: Serialize> StoreWriter<T> {
         self.out.write(&table)?;
         self.out.finish()
     }
+}
+
+/// Encodes one record the way [`StoreWriter::push`] does.
+pub fn encode<T: Serialize>(record: &T) -> Result<Vec<u8>, IndexError> {
+    postcard::to_allocvec(record).map_err(|e| IndexError::Encode {
+        what: "record",
+        message: e.to_string(),
+    })
 }
 
 /// Reads records by number.

@@ -10,7 +10,7 @@ use fst::{Map, MapBuilder};
 use super::IndexError;
 use super::file::{FramedFile, FramedWriter};
 
-pub const KIND: u32 = 2;
+pub const KIND: u32 = super::kinds::TITLES;
 
 /// The fst key: the namespace as a sign-flipped big-endian `u32` (so keys sort by
 /// namespace number), then the DB key bytes.
@@ -21,8 +21,17 @@ pub fn key(ns: i32, dbkey: &str) -> Vec<u8> {
     k
 }
 
-/// Builds the map from `(key, page number)` pairs; sorts them first.
-pub fn write(path: &Path, mut entries: Vec<(Vec<u8>, u64)>) -> Result<u64, IndexError> {
+/// Builds the title map from `(key, page number)` pairs; sorts them first.
+pub fn write(path: &Path, entries: Vec<(Vec<u8>, u64)>) -> Result<u64, IndexError> {
+    write_kind(path, KIND, entries)
+}
+
+/// Builds an fst map of any kind (titles, red titles, categories).
+pub fn write_kind(
+    path: &Path,
+    kind: u32,
+    mut entries: Vec<(Vec<u8>, u64)>,
+) -> Result<u64, IndexError> {
     entries.sort_unstable();
     let mut builder = MapBuilder::memory();
     for (k, v) in &entries {
@@ -35,7 +44,7 @@ pub fn write(path: &Path, mut entries: Vec<(Vec<u8>, u64)>) -> Result<u64, Index
         what: "title map",
         message: e.to_string(),
     })?;
-    let mut w = FramedWriter::create(path, KIND)?;
+    let mut w = FramedWriter::create(path, kind)?;
     w.write(&bytes)?;
     w.finish()
 }
@@ -47,7 +56,11 @@ pub struct TitleMap {
 
 impl TitleMap {
     pub fn open(path: &Path) -> Result<TitleMap, IndexError> {
-        let file = FramedFile::open(path, KIND)?;
+        Self::open_kind(path, KIND)
+    }
+
+    pub fn open_kind(path: &Path, kind: u32) -> Result<TitleMap, IndexError> {
+        let file = FramedFile::open(path, kind)?;
         Map::new(file.body()).map_err(|e| IndexError::DataCorruption {
             path: path.to_path_buf(),
             comment: e.to_string(),
@@ -61,6 +74,26 @@ impl TitleMap {
 
     pub fn get(&self, ns: i32, dbkey: &str) -> Option<u64> {
         self.map().get(key(ns, dbkey))
+    }
+
+    /// Lookup by raw key bytes.
+    pub fn get_raw(&self, key: &[u8]) -> Option<u64> {
+        self.map().get(key)
+    }
+
+    /// Keys starting with `prefix`, in order, with their values.
+    pub fn prefixed(&self, prefix: &[u8], limit: usize) -> Vec<(Vec<u8>, u64)> {
+        use fst::{IntoStreamer, Streamer};
+        let map = self.map();
+        let mut stream = map.range().ge(prefix).into_stream();
+        let mut out = Vec::new();
+        while let Some((k, v)) = stream.next() {
+            if !k.starts_with(prefix) || out.len() >= limit {
+                break;
+            }
+            out.push((k.to_vec(), v));
+        }
+        out
     }
 
     pub fn verify(&self) -> Result<(), IndexError> {

@@ -136,10 +136,27 @@ pub fn collapse_whitespace(s: &str) -> String {
     out
 }
 
-/// `Language::ucfirst` as Wikimedia runs it: the first character is upper-cased unless
-/// its upper case is longer than one character (`ß` stays `ß`, where Rust's
-/// `to_uppercase` would give `SS`), matching `$wgOverrideUcfirstCharacters`.
+/// `Language::ucfirst`: PHP's `mb_strtoupper` of the first character (full case
+/// mapping: `ß` → `SS`), as a default MediaWiki install does.
 pub fn ucfirst(s: &str) -> Cow<'_, str> {
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else {
+        return Cow::Borrowed(s);
+    };
+    if first.is_ascii() {
+        return ucfirst_keep_long(s);
+    }
+    let upper: String = first.to_uppercase().collect();
+    if upper.len() == first.len_utf8() && upper.starts_with(first) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(upper + chars.as_str())
+}
+
+/// `Language::ucfirst` as Wikimedia runs it: the first character is upper-cased unless
+/// its upper case is longer than one character (`ß` stays `ß`), the effect of
+/// Wikimedia's `$wgOverrideUcfirstCharacters`.
+pub fn ucfirst_keep_long(s: &str) -> Cow<'_, str> {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return Cow::Borrowed(s);
@@ -182,11 +199,13 @@ mod tests {
     }
 
     #[test]
-    fn ucfirst_keeps_multichar_uppercase() {
-        assert_eq!(ucfirst("ßtraße"), "ßtraße");
+    fn ucfirst_like_php_and_like_wikimedia() {
+        assert_eq!(ucfirst("ßtraße"), "SStraße");
+        assert_eq!(ucfirst_keep_long("ßtraße"), "ßtraße");
         assert_eq!(ucfirst("ábc"), "Ábc");
+        assert_eq!(ucfirst_keep_long("ábc"), "Ábc");
         assert_eq!(ucfirst("abc"), "Abc");
-        assert_eq!(ucfirst("ŉx"), "ŉx");
+        assert_eq!(ucfirst_keep_long("ŉx"), "ŉx");
         assert_eq!(ucfirst("1x"), "1x");
     }
 

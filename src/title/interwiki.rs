@@ -1,4 +1,6 @@
 //! Interwiki prefixes: `[[wikt:word]]` is a link to another wiki, not to a local page.
+//! The profile also selects how the first letter of titles is capitalized: a default
+//! MediaWiki upper-cases `ß` to `SS` (PHP's `mb_strtoupper`), Wikimedia keeps `ß`.
 //!
 //! The prefix table lives in a wiki's database, not in its dump, so wikiwit ships two
 //! profiles. `mediawiki` is the table a fresh MediaWiki install creates

@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub use decode::{decode_char_references, percent_decode, ucfirst};
+pub use decode::{decode_char_references, percent_decode, ucfirst, ucfirst_keep_long};
 pub use interwiki::{InterwikiMap, InterwikiProfile};
 pub use namespaces::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TALK, NS_TEMPLATE, NS_USER,
@@ -203,7 +203,10 @@ impl TitleCodec {
         }
         if interwiki.is_none()
             && self.namespaces.is_capitalized(ns)
-            && let std::borrow::Cow::Owned(up) = ucfirst(&dbkey)
+            && let std::borrow::Cow::Owned(up) = match self.profile {
+                InterwikiProfile::Wikimedia => ucfirst_keep_long(&dbkey),
+                _ => ucfirst(&dbkey),
+            }
         {
             dbkey = up;
         }
@@ -276,14 +279,14 @@ fn check_legal(dbkey: &str) -> Result<(), InvalidTitle> {
             || dbkey == ".."
             || dbkey.starts_with("./")
             || dbkey.starts_with("../")
-            || dbkey.contains("/./")
-            || dbkey.contains("/../")
+            || memchr::memmem::find(dbkey.as_bytes(), b"/./").is_some()
+            || memchr::memmem::find(dbkey.as_bytes(), b"/../").is_some()
             || dbkey.ends_with("/.")
             || dbkey.ends_with("/.."))
     {
         return Err(InvalidTitle::RelativePath);
     }
-    if dbkey.contains("~~~") {
+    if memchr::memmem::find(dbkey.as_bytes(), b"~~~").is_some() {
         return Err(InvalidTitle::Tildes);
     }
     Ok(())

@@ -10,13 +10,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+mod graph;
+
 use sha2::{Digest, Sha256};
+
+use graph::GraphBuilder;
 
 use crate::dump::{Dump, DumpError, Location, RawPage};
 use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
 use crate::index::{self, IndexError, PageRecord, Redirect, Resolution, Staging, StoreWriter};
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::{InterwikiProfile, Title, TitleCodec};
+use crate::wikitext::{self, PageStructure};
 
 /// What to build and how.
 #[derive(Debug, Clone)]
@@ -81,10 +86,15 @@ struct PageOut {
     rec: PageRecord,
     target: Option<Title>,
     warnings: Vec<Warning>,
+    /// The page's [`PageStructure`], encoded by the worker.
+    structure: Vec<u8>,
+    /// Title-map keys of the link targets and the category names, for the graph.
+    link_keys: Vec<Vec<u8>>,
+    categories: Vec<String>,
 }
 
 fn to_page(
-    raw: RawPage,
+    raw: RawPage<'_>,
     loc: Location,
     path: &Path,
     codec: &TitleCodec,
@@ -150,6 +160,31 @@ fn to_page(
             RedirectSyntax::None => {}
         }
     }
+    let structure = if raw.model == "wikitext" {
+        wikitext::analyze(&raw.text, title.ns, &title.dbkey, codec, lang)
+    } else {
+        PageStructure::default()
+    };
+    for w in &structure.warnings {
+        warnings.push(Warning {
+            page_id: raw.id,
+            title: raw.title.clone(),
+            kind: "parse".into(),
+            message: w.clone(),
+        });
+    }
+    let list_page = crate::lists::is_list_page(&title, &structure, lang);
+    let link_keys = structure
+        .links
+        .iter()
+        .map(|l| index::titles_key(l.ns, &l.dbkey))
+        .collect();
+    let categories = structure
+        .categories
+        .iter()
+        .map(|c| c.dbkey.clone())
+        .collect();
+    let encoded = index::encode(&structure).map_err(|e| bad(e.to_string()))?;
     Ok(PageOut {
         rec: PageRecord {
             id: raw.id,
@@ -158,11 +193,15 @@ fn to_page(
             rev_id: raw.rev_id,
             timestamp,
             len: raw.text.len() as u64,
-            model: raw.model,
+            model: raw.model.clone(),
             redirect: None,
+            list_page,
         },
         target,
         warnings,
+        structure: encoded,
+        link_keys,
+        categories,
     })
 }
 
@@ -267,13 +306,25 @@ fn build_in_pool(
         .unwrap_or_else(|| Path::new("index").join(sanitize_dirname(&site.dbname)));
     let staging = Staging::begin(&target_dir)?;
 
+    let dir = staging.dir().to_path_buf();
+    let mut structures: StoreWriter<PageStructure> =
+        StoreWriter::create(&dir.join(index::files::STRUCTURE), index::kinds::STRUCTURE)?;
+    let mut graph = GraphBuilder::default();
     let (sha, read) = std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
         let mut pages: Vec<PageOut> = Vec::new();
         let read = dump.pages(
             |raw, loc| to_page(raw, loc, dump.path(), &codec, &site.lang),
-            |p| {
+            |mut p| {
+                graph.add_page(
+                    std::mem::take(&mut p.link_keys),
+                    std::mem::take(&mut p.categories),
+                );
+                structures
+                    .push_encoded(&p.structure)
+                    .map_err(|e| DumpError::Consumer(Box::new(e)))?;
+                p.structure = Vec::new();
                 pages.push(p);
                 Ok(())
             },
@@ -286,7 +337,18 @@ fn build_in_pool(
             read.map(|stats| (stats, pages)),
         )
     });
-    let (stats, mut pages) = read?;
+    let (stats, mut pages) = match read {
+        Ok(v) => v,
+        Err(DumpError::Consumer(e)) => match e.downcast::<IndexError>() {
+            Ok(ie) => return Err(BuildError::Index(*ie)),
+            Err(other) => {
+                return Err(BuildError::Dump(DumpError::Internal {
+                    message: other.to_string(),
+                }));
+            }
+        },
+        Err(e) => return Err(e.into()),
+    };
     let index_digest = match &opts.multistream_index {
         Some(p) => Some(file_digest(p)?),
         None => None,
@@ -353,9 +415,15 @@ fn build_in_pool(
     counts.xml_bytes = stats.decompressed_bytes;
 
     // Stores.
-    let dir = staging.dir().to_path_buf();
     let mut files = BTreeMap::new();
-    let mut w = StoreWriter::create(&dir.join(index::files::PAGES), index::pages::KIND)?;
+    files.insert(index::files::STRUCTURE.to_string(), structures.finish()?);
+    let find_key = |k: &[u8]| -> Option<u32> {
+        keys.binary_search_by(|(key, _)| key.as_slice().cmp(k))
+            .ok()
+            .map(|i| keys[i].1 as u32)
+    };
+    graph.write(&dir, &pages, &find_key, &mut files, &mut counts)?;
+    let mut w = StoreWriter::create(&dir.join(index::files::PAGES), index::kinds::PAGES)?;
     let mut warnings = Vec::new();
     for p in &mut pages {
         w.push(&p.rec)?;

@@ -1,0 +1,220 @@
+//! Plain text of flattened wikitext: what a reader sees, without markup.
+//!
+//! Links show their text (plus trail), categories and interlanguage links vanish, bold
+//! and italic quotes and HTML tags are dropped, entities are decoded, `[url label]` shows
+//! its label. Templates and extension tags are rendered by a caller-supplied closure,
+//! because what they show depends on the use: nothing in a table cell, `Template:Name` in
+//! a heading whose template the wiki lacks (as MediaWiki renders a missing template).
+
+use std::ops::Range;
+
+use super::flat::{Flat, MARKER, Marker};
+use super::links::{self, LinkMatch};
+use crate::title::decode_char_references;
+
+/// What a link target is, as far as rendering cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkRender {
+    /// Shows its text (or target).
+    Text,
+    /// Shows nothing (category, interlanguage link, image).
+    Hidden,
+    /// Not a link: the brackets are text.
+    NotALink,
+}
+
+/// Context for rendering: how to classify link targets and render markers.
+pub struct Renderer<'a, 't> {
+    pub flat: &'a Flat<'t>,
+    pub src: &'a str,
+    pub lang: &'a str,
+    pub classify: &'a dyn Fn(&str) -> (links::TargetKind, LinkRender),
+    pub marker: &'a dyn Fn(Marker<'t>) -> String,
+}
+
+impl Renderer<'_, '_> {
+    /// Renders a flat range to plain text (entities decoded, whitespace kept).
+    pub fn render(&self, range: Range<u32>) -> String {
+        let text = &self.flat.text[range.start as usize..range.end as usize];
+        if is_plain(text) {
+            return text.to_string();
+        }
+        let classify = |t: &str| (self.classify)(t).0;
+        let found = links::scan(text, range.start, self.lang, &classify);
+        self.render_with(range, &found)
+    }
+
+    /// Like [`Renderer::render`], with the links of the range already known (a subset of
+    /// a scan of the whole flat text), so that nothing is scanned twice.
+    pub fn render_with(&self, range: Range<u32>, found: &[LinkMatch]) -> String {
+        let text = &self.flat.text[range.start as usize..range.end as usize];
+        if is_plain(text) {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        self.render_into(range, found, &mut out);
+        decode_char_references(&out).into_owned()
+    }
+
+    fn render_into(&self, range: Range<u32>, found: &[LinkMatch], out: &mut String) {
+        let t = &self.flat.text;
+        let mut pos = range.start as usize;
+        let end = range.end as usize;
+        let mut li = 0;
+        while pos < end {
+            // Links (top-level ones only; inner caption links are inside their image).
+            while li < found.len() && ((found[li].start as usize) < pos || found[li].in_caption) {
+                li += 1;
+            }
+            if li < found.len() && found[li].start as usize == pos {
+                let l = &found[li];
+                li += 1;
+                let target = &t[l.target.start as usize..l.target.end as usize];
+                match (self.classify)(target).1 {
+                    LinkRender::Hidden => {
+                        // MediaWiki strips the whitespace before a category link.
+                        let trimmed = out.trim_end_matches([' ', '\t', '\n']).len();
+                        out.truncate(trimmed);
+                    }
+                    LinkRender::Text | LinkRender::NotALink => match &l.text {
+                        Some(tr) => {
+                            let inner: Vec<LinkMatch> = Vec::new();
+                            let mut s = String::new();
+                            self.render_into(tr.clone(), &inner, &mut s);
+                            out.push_str(&s);
+                        }
+                        None => out.push_str(target.trim_start_matches(':').trim()),
+                    },
+                }
+                out.push_str(&t[l.trail.start as usize..l.trail.end as usize]);
+                pos = (l.end as usize).max(pos + 1);
+                continue;
+            }
+            let rest = &t[pos..end];
+            let c = rest.as_bytes()[0];
+            match c {
+                b'\'' if rest.starts_with("''") => {
+                    let n = rest.bytes().take_while(|&b| b == b'\'').count();
+                    match n {
+                        2 | 3 | 5 => {}
+                        4 => out.push('\''),
+                        n if n > 5 => out.push_str(&"'".repeat(n - 5)),
+                        _ => {}
+                    }
+                    pos += n;
+                }
+                b'<' => {
+                    if let Some(len) = html_tag_len(rest) {
+                        let tag = &rest[..len];
+                        if tag.len() > 2 && tag[1..3].eq_ignore_ascii_case("br") {
+                            out.push(' ');
+                        }
+                        pos += len;
+                    } else {
+                        out.push('<');
+                        pos += 1;
+                    }
+                }
+                b'[' if !rest.starts_with("[[") => match external_link(rest) {
+                    Some((len, label)) => {
+                        if let Some(lr) = label {
+                            let s = pos as u32 + lr.start as u32;
+                            let e = pos as u32 + lr.end as u32;
+                            let mut inner = String::new();
+                            self.render_into(s..e, &[], &mut inner);
+                            out.push_str(&inner);
+                        }
+                        pos += len;
+                    }
+                    None => {
+                        out.push('[');
+                        pos += 1;
+                    }
+                },
+                b'_' if rest.starts_with("__") => match magic_switch_len(rest) {
+                    Some(len) => pos += len,
+                    None => {
+                        out.push('_');
+                        pos += 1;
+                    }
+                },
+                0x7f => {
+                    if let Some(m) = self.flat.marker_at(pos as u32) {
+                        out.push_str(&(self.marker)(m));
+                    }
+                    pos += MARKER.len_utf8();
+                }
+                _ => {
+                    let ch = rest.chars().next().expect("non-empty");
+                    out.push(ch);
+                    pos += ch.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+/// Text without anything to render: no links, tags, quotes, entities, switches, markers.
+fn is_plain(text: &str) -> bool {
+    !text
+        .bytes()
+        .any(|b| matches!(b, b'[' | b'<' | b'\'' | b'&' | b'_' | 0x7f))
+}
+
+/// Length of an HTML-like tag at the start of `s` (`<b>`, `</span>`, `<br />`).
+pub fn html_tag_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 1;
+    if b.get(i) == Some(&b'/') {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let close = memchr::memchr2(b'>', b'\n', &b[i..])?;
+    if b[i + close] != b'>' {
+        return None;
+    }
+    Some(i + close + 1)
+}
+
+/// `[scheme://… label]`: total length and the label's range.
+fn external_link(s: &str) -> Option<(usize, Option<Range<usize>>)> {
+    let inner = &s[1..];
+    let has_scheme = [
+        "http://", "https://", "ftp://", "//", "mailto:", "irc://", "news:",
+    ]
+    .iter()
+    .any(|p| {
+        inner.len() >= p.len() && inner.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    });
+    if !has_scheme {
+        return None;
+    }
+    let close = inner.find([']', '\n'])?;
+    if inner.as_bytes()[close] != b']' {
+        return None;
+    }
+    let body = &inner[..close];
+    let label = body.find([' ', '\t']).map(|sp| 1 + sp + 1..1 + close);
+    Some((close + 2, label))
+}
+
+/// `__NOTOC__`-style behaviour switches.
+fn magic_switch_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let n = b[2..].iter().take_while(|c| c.is_ascii_uppercase()).count();
+    (n > 0 && b.get(2 + n..4 + n) == Some(b"__")).then_some(n + 4)
+}
+
+/// Collapses runs of whitespace to single spaces and trims.
+pub fn squeeze(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
