@@ -10,6 +10,7 @@ pub mod dump;
 pub mod export;
 pub mod index;
 pub mod lists;
+pub mod query;
 pub mod redirect;
 pub mod resolve;
 pub mod siteinfo;

@@ -7,3 +7,4 @@ mod bad_input;
 mod cli;
 mod formats;
 mod oracle;
+mod structure;

@@ -2,11 +2,19 @@
 //! the exit code: 0 success, 1 "not found" (or blocking findings), 2 error.
 
 mod build;
+mod category;
 mod demo;
 mod export;
 mod info;
+mod infobox;
+mod links;
+mod page;
 mod progress;
+mod query_cmds;
 mod resolve;
+mod sections;
+mod siblings;
+mod table;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -30,8 +38,22 @@ enum Command {
     Info(info::Args),
     /// Resolve titles: normalization, page, redirect chain, final target.
     Resolve(resolve::Args),
-    /// Export index tables as TSV (MediaWiki's columns).
+    /// Export index tables as TSV / JSON lines (MediaWiki's columns first).
     Export(export::Args),
+    /// A page's summary: sections, infobox, tables, categories, link counts.
+    Page(page::Args),
+    /// Links of a page with their context and section, or (--in) the pages linking to it.
+    Links(links::Args),
+    /// Sections of a page: level, number, MediaWiki anchor, byte range.
+    Sections(sections::Args),
+    /// Infobox fields of a page, or one field's value.
+    Infobox(infobox::Args),
+    /// A table of a page (1-based), or one data row of it (0-based).
+    Table(table::Args),
+    /// Members of a category.
+    Category(category::Args),
+    /// List pages linking to a page, and pages listed next to it.
+    Siblings(siblings::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -68,6 +90,13 @@ pub fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Resolve(a) => resolve::run(a),
         Command::Export(a) => export::run(a),
+        Command::Page(a) => page::run(a),
+        Command::Links(a) => links::run(a),
+        Command::Sections(a) => sections::run(a),
+        Command::Infobox(a) => infobox::run(a),
+        Command::Table(a) => table::run(a),
+        Command::Category(a) => category::run(a),
+        Command::Siblings(a) => siblings::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {

@@ -11,7 +11,7 @@ use super::flat::{Flat, Marker, call_kind, static_text};
 use super::links::{self, LinkMatch, TargetKind};
 use super::magic::CallKind;
 use super::preprocess::{Call, Ext, Node, preprocess};
-use super::render::{LinkRender, Renderer, squeeze};
+use super::render::{LinkRender, Renderer, squeeze, squeeze_lines};
 use super::tables::{self, RawTable, span_attr};
 use super::{
     CategoryLink, Cell, Context, Field, Infobox, Link, ListItem, PageStructure, Row, Section,
@@ -66,7 +66,12 @@ struct Walker<'a> {
     /// The links of the page's top-level text, sorted by position (reused to render
     /// cells, list items and captions without scanning again).
     top_found: Vec<LinkMatch>,
+    /// Nesting of template rendering (bounded: a value inside a value inside …).
+    render_depth: std::cell::Cell<u32>,
 }
+
+/// How deep known-template rendering may nest.
+const MAX_RENDER_DEPTH: u32 = 8;
 
 /// Whether the text has any syntax that produces structure: brackets, braces, tags, or a
 /// line starting with heading, list or table syntax. Most pages of a plain-text dump do
@@ -107,6 +112,7 @@ pub fn analyze(
         targets: RefCell::new(FxHashMap::default()),
         parsed: RefCell::new(Vec::new()),
         top_found: Vec::new(),
+        render_depth: std::cell::Cell::new(0),
     };
     let flat = Flat::new(text, &nodes);
     w.number_refs(&flat);
@@ -270,8 +276,52 @@ impl<'a> Walker<'a> {
                 },
                 _ => String::new(),
             },
+            Marker::Template(call) => self.known_template_text(call),
             _ => String::new(),
         }
+    }
+
+    /// The visible value of a well-known template (see [`super::known`]), or nothing.
+    fn known_template_text(&self, call: &Call) -> String {
+        let depth = self.render_depth.get();
+        if depth >= MAX_RENDER_DEPTH {
+            return String::new();
+        }
+        self.render_depth.set(depth + 1);
+        let out = (|| {
+            let kind = call_kind(self.src, call)?;
+            match kind {
+                CallKind::Template(name) => {
+                    let name = name.trim();
+                    // Only templates proper: `{{:Page}}` transclusions render nothing here.
+                    let t = self.codec.parse(name, NS_TEMPLATE).ok()?;
+                    if t.ns != NS_TEMPLATE {
+                        return None;
+                    }
+                    let positional: Vec<String> = call
+                        .parts
+                        .iter()
+                        .filter(|p| p.name.is_none())
+                        .map(|p| {
+                            let f = Flat::new(self.src, &p.value);
+                            self.plain(&f, 0..f.text.len() as u32)
+                        })
+                        .collect();
+                    super::known::render(&t.dbkey, &positional)
+                }
+                CallKind::Function(f) => {
+                    // `{{formatnum:1234}}`: the argument follows the colon in the title.
+                    let f_title = Flat::new(self.src, &call.title);
+                    let title = self.plain(&f_title, 0..f_title.text.len() as u32);
+                    let arg = title.split_once(':').map(|(_, a)| a).unwrap_or("");
+                    super::known::render_function(&f, arg)
+                }
+                CallKind::Invoke(_) => None,
+            }
+        })()
+        .unwrap_or_default();
+        self.render_depth.set(depth);
+        out
     }
 
     /// Cite numbers refs in order of first use; a named ref keeps its first number.
@@ -421,7 +471,7 @@ impl<'a> Walker<'a> {
             matches!(
                 flat.text.as_bytes().get(ls),
                 Some(b'*' | b'#' | b':' | b';')
-            )
+            ) && !is_redirect_line(&flat.text[ls..])
         };
         for l in found {
             let target = &flat.text[l.target.start as usize..l.target.end as usize];
@@ -557,6 +607,8 @@ impl<'a> Walker<'a> {
                         ns: t.ns,
                         dbkey: t.dbkey,
                         direct: !scope.in_template,
+                        start: call.span.start,
+                        end: call.span.end,
                     });
                 }
             }
@@ -566,6 +618,8 @@ impl<'a> Walker<'a> {
                         ns: t.ns,
                         dbkey: t.dbkey,
                         direct: !scope.in_template,
+                        start: call.span.start,
+                        end: call.span.end,
                     });
                 }
             }
@@ -640,7 +694,7 @@ impl<'a> Walker<'a> {
                 fields.push(Field {
                     name: name.trim().to_string(),
                     raw,
-                    text: squeeze(&self.plain(&f, 0..f.text.len() as u32)),
+                    text: squeeze_lines(&self.plain(&f, 0..f.text.len() as u32)),
                     links: (first..last).collect(),
                 });
             }
@@ -805,7 +859,7 @@ impl<'a> Walker<'a> {
                     }
                     cells.push(Cell {
                         header: c.header,
-                        text: squeeze(&text),
+                        text: squeeze_lines(&text),
                         links,
                         rowspan,
                         colspan,
@@ -872,7 +926,7 @@ impl<'a> Walker<'a> {
                 .chars()
                 .take_while(|c| matches!(c, '*' | '#' | ':' | ';'))
                 .collect();
-            if !marker.is_empty() {
+            if !marker.is_empty() && !is_redirect_line(line) {
                 let body = pos as u32 + marker.len() as u32..end as u32;
                 let item_text = squeeze(&self.plain_top(flat, body.clone()));
                 let src_start = flat.to_src(pos as u32);
@@ -986,6 +1040,18 @@ fn attr_value(attrs: &str, name: &str) -> Option<String> {
         return Some(value.trim().to_string());
     }
     None
+}
+
+/// `#REDIRECT [[…]]` (or a localized `#WORD [[…]]`) starting a line.
+fn is_redirect_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix('#') else {
+        return false;
+    };
+    let word = rest.chars().take_while(|c| c.is_alphabetic()).count();
+    word > 0 && {
+        let after: String = rest.chars().skip(word).collect();
+        after.trim_start_matches([':', ' ', '\t']).starts_with("[[")
+    }
 }
 
 /// Parser functions whose arguments are all expanded into the output.

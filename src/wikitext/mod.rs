@@ -12,6 +12,7 @@
 mod analyze;
 pub mod anchors;
 pub mod flat;
+pub mod known;
 pub mod links;
 pub mod magic;
 pub mod preprocess;
@@ -97,6 +98,9 @@ pub struct TemplateUse {
     pub dbkey: String,
     /// Called from the page's own text (not only from another template's arguments).
     pub direct: bool,
+    /// Byte range of the call in the wikitext (links inside it belong to it).
+    pub start: u32,
+    pub end: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,6 +234,36 @@ impl Table {
             .iter()
             .take_while(|r| !r.cells.is_empty() && r.cells.iter().all(|c| c.header))
             .count()
+    }
+
+    /// The table as a grid of cell references (row-major), spans expanded.
+    pub fn grid(&self) -> Vec<Vec<Option<&Cell>>> {
+        let cols = self.columns as usize;
+        (0..self.rows.len())
+            .map(|r| (0..cols).map(|c| self.cell_at(r, c)).collect())
+            .collect()
+    }
+
+    /// Column labels: the last header row's cell texts, repeated over column spans;
+    /// `None` for a column without a header.
+    pub fn column_labels(&self) -> Vec<Option<String>> {
+        let h = self.header_rows();
+        let cols = self.columns as usize;
+        if h == 0 {
+            return vec![None; cols];
+        }
+        (0..cols)
+            .map(|c| {
+                self.cell_at(h - 1, c)
+                    .map(|x| x.text.clone())
+                    .filter(|t| !t.is_empty())
+            })
+            .collect()
+    }
+
+    /// Number of data rows (rows after the header rows).
+    pub fn data_rows(&self) -> usize {
+        self.rows.len() - self.header_rows()
     }
 }
 

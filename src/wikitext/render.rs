@@ -107,7 +107,7 @@ impl Renderer<'_, '_> {
                     if let Some(len) = html_tag_len(rest) {
                         let tag = &rest[..len];
                         if tag.len() > 2 && tag[1..3].eq_ignore_ascii_case("br") {
-                            out.push(' ');
+                            out.push('\n');
                         }
                         pos += len;
                     } else {
@@ -138,6 +138,16 @@ impl Renderer<'_, '_> {
                         pos += 1;
                     }
                 },
+                b'*' | b'#' | b':' | b';'
+                    if pos == range.start as usize || t.as_bytes()[pos - 1] == b'\n' =>
+                {
+                    // List markers at the start of a line: the item's text only.
+                    let n = rest
+                        .bytes()
+                        .take_while(|b| matches!(b, b'*' | b'#' | b':' | b';'))
+                        .count();
+                    pos += n;
+                }
                 0x7f => {
                     if let Some(m) = self.flat.marker_at(pos as u32) {
                         out.push_str(&(self.marker)(m));
@@ -205,6 +215,23 @@ fn magic_switch_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let n = b[2..].iter().take_while(|c| c.is_ascii_uppercase()).count();
     (n > 0 && b.get(2 + n..4 + n) == Some(b"__")).then_some(n + 4)
+}
+
+/// Like [`squeeze`], but keeps line structure: each non-empty line squeezed, lines
+/// joined by `; ` (multi-value cells and fields: `<br>`-separated or list items).
+pub fn squeeze_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split('\n') {
+        let l = squeeze(line);
+        if l.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        out.push_str(&l);
+    }
+    out
 }
 
 /// Collapses runs of whitespace to single spaces and trims.

@@ -157,7 +157,17 @@ pub fn parse(text: &str) -> Vec<RawTable> {
                             trim_range(text, cell.start + p + 1..cell.end),
                         )
                     }
-                    _ => (None, trim_range(text, cell.clone())),
+                    _ => match attrs_before_marker(raw) {
+                        // `| colspan="5" {{CMain}}`: the template supplies `attrs |` itself.
+                        Some(n) => {
+                            let a = trim_range(text, cell.start..cell.start + n);
+                            (
+                                Some(a.start as u32..a.end as u32),
+                                trim_range(text, cell.start + n..cell.end),
+                            )
+                        }
+                        None => (None, trim_range(text, cell.clone())),
+                    },
                 };
                 row.cells.push(RawCell {
                     header,
@@ -183,13 +193,63 @@ pub fn parse(text: &str) -> Vec<RawTable> {
     tables
 }
 
+/// Length of `name="value" …` attributes directly followed by a template marker: the
+/// idiom of cell templates that emit their own `style=… |` (`{{Yes}}`, `{{CMain}}`).
+fn attrs_before_marker(raw: &str) -> Option<usize> {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    let mut attrs = 0;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if b.get(i) == Some(&0x7f) {
+            return (attrs > 0).then_some(i);
+        }
+        let name = b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
+            .count();
+        if name == 0 {
+            return None;
+        }
+        i += name;
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        if b.get(i) != Some(&b'=') {
+            return None;
+        }
+        i += 1;
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let close = memchr::memchr(q, &b[i + 1..])?;
+                i += close + 2;
+            }
+            Some(_) => {
+                i += b[i..]
+                    .iter()
+                    .take_while(|c| !c.is_ascii_whitespace() && **c != 0x7f)
+                    .count();
+            }
+            None => return None,
+        }
+        attrs += 1;
+    }
+}
+
 /// `rowspan=2` / `colspan="3"` from cell attributes (1 when absent or invalid).
+///
+/// When an attribute is repeated, the last one counts, as in MediaWiki's sanitizer.
 pub fn span_attr(attrs: &str, name: &str) -> u16 {
     if attrs.len() < name.len() {
         return 1;
     }
     let lower = attrs.to_ascii_lowercase();
-    let Some(p) = lower.find(name) else { return 1 };
+    let Some(p) = lower.rfind(name) else { return 1 };
     let rest = lower[p + name.len()..].trim_start();
     let Some(rest) = rest.strip_prefix('=') else {
         return 1;
@@ -235,5 +295,11 @@ mod tests {
         assert_eq!(span_attr(" rowspan=\"2\" style=x", "rowspan"), 2);
         assert_eq!(span_attr("colspan = 3", "colspan"), 3);
         assert_eq!(span_attr("style=x", "colspan"), 1);
+        assert_eq!(
+            span_attr(" colspan=\"2\" ! colspan=\"1\" rowspan=\"2\"", "colspan"),
+            1
+        );
+        assert_eq!(attrs_before_marker(" colspan=\"5\" \x7f"), Some(13));
+        assert_eq!(attrs_before_marker("text \x7f"), None);
     }
 }

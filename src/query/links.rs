@@ -1,0 +1,127 @@
+//! `wikiwit links TITLE [--in]`: outgoing links with where they sit, and incoming links.
+
+use serde::Serialize;
+
+use super::{QueryError, find_page, section_anchor};
+use crate::index::{Index, Resolution};
+use crate::wikitext::Context;
+
+/// One outgoing link.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkView {
+    /// The target as written (normalized).
+    pub target: String,
+    pub fragment: Option<String>,
+    /// Where the target leads: the page itself, or a redirect's final page.
+    pub resolved: Option<String>,
+    /// `page`, `redirect`, `missing` (a red link) or `broken-redirect`.
+    pub status: &'static str,
+    pub text: String,
+    pub context: Context,
+    pub in_template: bool,
+    /// Anchor of the section holding the link (none in the lead).
+    pub section: Option<String>,
+    /// Byte range in the wikitext.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// Outgoing links in document order, optionally only those in `context`.
+pub fn outlinks(
+    index: &Index,
+    title: &str,
+    context: Option<Context>,
+) -> Result<Vec<LinkView>, QueryError> {
+    let page = find_page(index, title)?;
+    let s = index.structure(page.number)?;
+    let mut out = Vec::new();
+    for l in &s.links {
+        if context.is_some_and(|c| c != l.context) {
+            continue;
+        }
+        let (resolved, status) = match index.find(l.ns, &l.dbkey) {
+            None => (None, "missing"),
+            Some(n) => {
+                let rec = index.page(n)?;
+                match &rec.redirect {
+                    None => (Some(index.display_title(&rec)), "page"),
+                    Some(rd) => match &rd.resolution {
+                        Resolution::Page { page, .. } => {
+                            (Some(index.display_title(&index.page(*page)?)), "redirect")
+                        }
+                        _ => (None, "broken-redirect"),
+                    },
+                }
+            }
+        };
+        out.push(LinkView {
+            target: index.codec().prefixed_text(l.ns, &l.dbkey),
+            fragment: l.fragment.clone(),
+            resolved,
+            status,
+            text: l.text.clone(),
+            context: l.context,
+            in_template: l.in_template,
+            section: section_anchor(&s, l.section),
+            start: l.start,
+            end: l.end,
+        });
+    }
+    Ok(out)
+}
+
+/// One page linking in.
+#[derive(Debug, Clone, Serialize)]
+pub struct InLink {
+    pub source: String,
+    pub page_id: u64,
+    pub list_page: bool,
+    /// The redirect the link goes through, when it does.
+    pub via: Option<String>,
+    /// Contexts of the source's links to this page.
+    pub contexts: Vec<Context>,
+}
+
+/// Pages linking to the page, directly or (unless `direct_only`) through a redirect.
+pub fn inlinks(
+    index: &Index,
+    title: &str,
+    context: Option<Context>,
+    direct_only: bool,
+) -> Result<Vec<InLink>, QueryError> {
+    let page = find_page(index, title)?;
+    let mut targets = vec![(page.number, None)];
+    if !direct_only {
+        for r in index.redirects_to(page.number) {
+            targets.push((r, Some(index.display_title(&index.page(r)?))));
+        }
+    }
+    let mut out = Vec::new();
+    for (t, via) in targets {
+        let trec = index.page(t)?;
+        for src in index.inlinks(t) {
+            let srec = index.page(src)?;
+            let s = index.structure(src)?;
+            let mut contexts: Vec<Context> = s
+                .links
+                .iter()
+                .filter(|l| l.ns == trec.ns && l.dbkey == trec.dbkey)
+                .map(|l| l.context)
+                .collect();
+            contexts.sort_unstable();
+            contexts.dedup();
+            if context.is_some_and(|c| !contexts.contains(&c)) {
+                continue;
+            }
+            out.push(InLink {
+                source: index.display_title(&srec),
+                page_id: srec.id,
+                list_page: srec.list_page,
+                via: via.clone(),
+                contexts,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.source.cmp(&b.source).then(a.via.cmp(&b.via)));
+    Ok(out)
+}
