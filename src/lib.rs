@@ -6,6 +6,7 @@
 //! this library.
 
 pub mod build;
+pub mod cite;
 pub mod dump;
 pub mod export;
 pub mod index;

@@ -4,7 +4,9 @@
 mod util;
 
 mod bad_input;
+mod cite;
 mod cli;
 mod formats;
+mod hostile;
 mod oracle;
 mod structure;

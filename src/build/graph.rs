@@ -65,12 +65,19 @@ impl GraphBuilder {
         self,
         dir: &Path,
         pages: &[PageOut],
-        find: &dyn Fn(&[u8]) -> Option<u32>,
+        page_keys: &[(Vec<u8>, u64)],
         files: &mut BTreeMap<String, u64>,
         counts: &mut Counts,
     ) -> Result<(), IndexError> {
         let n = pages.len();
-        let resolved: Vec<Option<u32>> = self.title_keys.iter().map(|k| find(k)).collect();
+        // Resolve interned targets by looking each page's title up in the intern table
+        // (one hash lookup per page, instead of a search per distinct target).
+        let mut resolved: Vec<Option<u32>> = vec![None; self.title_keys.len()];
+        for (key, page) in page_keys {
+            if let Some(&id) = self.titles.get(key.as_slice()) {
+                resolved[id as usize] = Some(*page as u32);
+            }
+        }
 
         // Out- and in-links between existing pages.
         let out: Vec<Vec<u32>> = self

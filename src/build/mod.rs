@@ -193,7 +193,7 @@ fn to_page(
             rev_id: raw.rev_id,
             timestamp,
             len: raw.text.len() as u64,
-            model: raw.model.clone(),
+            model: raw.model.clone().into_owned(),
             redirect: None,
             list_page,
         },
@@ -267,6 +267,44 @@ fn resolve(start: usize, pages: &[PageOut], find: &dyn Fn(i32, &str) -> Option<u
     }
 }
 
+/// Resolves every redirect's chain and fills the redirect and namespace counts.
+fn resolve_redirects(
+    pages: &mut [PageOut],
+    find: &dyn Fn(i32, &str) -> Option<u32>,
+    counts: &mut Counts,
+) {
+    let resolutions: Vec<Option<Resolution>> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.target.as_ref().map(|_| resolve(i, pages, find)))
+        .collect();
+    for (p, res) in pages.iter_mut().zip(resolutions) {
+        *counts.by_namespace.entry(p.rec.ns).or_default() += 1;
+        counts.text_bytes += p.rec.len;
+        let (Some(t), Some(res)) = (&p.target, res) else {
+            continue;
+        };
+        counts.redirects += 1;
+        match &res {
+            Resolution::Missing { .. } => counts.broken_redirects += 1,
+            Resolution::Loop { .. } => counts.redirect_loops += 1,
+            Resolution::Interwiki { .. } => counts.interwiki_redirects += 1,
+            Resolution::Page { .. } => {}
+        }
+        if res.hops() > 1 {
+            counts.double_redirects += 1;
+        }
+        p.rec.redirect = Some(Redirect {
+            ns: t.ns,
+            dbkey: t.dbkey.clone(),
+            fragment: t.fragment.clone(),
+            interwiki: t.interwiki.clone(),
+            resolution: res,
+        });
+    }
+    counts.pages = pages.len() as u64;
+}
+
 /// Builds an index from a dump. `cancel` aborts cleanly (the previous index stays).
 pub fn build(
     opts: &BuildOptions,
@@ -297,6 +335,8 @@ fn build_in_pool(
     cancel: &AtomicBool,
 ) -> Result<BuildReport, BuildError> {
     let started = Instant::now();
+    let mut timings: Vec<(String, f64)> = Vec::new();
+    let mut mark = Instant::now();
     let dump = Dump::open(&opts.dump, opts.multistream_index.as_deref())?;
     let site = dump.siteinfo().clone();
     let codec = TitleCodec::new(&site, opts.interwiki);
@@ -349,6 +389,8 @@ fn build_in_pool(
         },
         Err(e) => return Err(e.into()),
     };
+    timings.push(("read and parse pages".into(), mark.elapsed().as_secs_f64()));
+    mark = Instant::now();
     let index_digest = match &opts.multistream_index {
         Some(p) => Some(file_digest(p)?),
         None => None,
@@ -380,60 +422,50 @@ fn build_in_pool(
             .map(|i| keys[i].1 as u32)
     };
 
-    // Redirects.
+    // The title map is built while redirects are resolved and the other stores written.
+    let titles_path = dir.join(index::files::TITLES);
+    let mut titles_result = None;
     let mut counts = Counts::default();
-    let resolutions: Vec<Option<Resolution>> = pages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| p.target.as_ref().map(|_| resolve(i, &pages, &find)))
-        .collect();
-    for (p, res) in pages.iter_mut().zip(resolutions) {
-        *counts.by_namespace.entry(p.rec.ns).or_default() += 1;
-        counts.text_bytes += p.rec.len;
-        let (Some(t), Some(res)) = (&p.target, res) else {
-            continue;
-        };
-        counts.redirects += 1;
-        match &res {
-            Resolution::Missing { .. } => counts.broken_redirects += 1,
-            Resolution::Loop { .. } => counts.redirect_loops += 1,
-            Resolution::Interwiki { .. } => counts.interwiki_redirects += 1,
-            Resolution::Page { .. } => {}
-        }
-        if res.hops() > 1 {
-            counts.double_redirects += 1;
-        }
-        p.rec.redirect = Some(Redirect {
-            ns: t.ns,
-            dbkey: t.dbkey.clone(),
-            fragment: t.fragment.clone(),
-            interwiki: t.interwiki.clone(),
-            resolution: res,
-        });
-    }
-    counts.pages = pages.len() as u64;
-    counts.xml_bytes = stats.decompressed_bytes;
-
-    // Stores.
     let mut files = BTreeMap::new();
-    files.insert(index::files::STRUCTURE.to_string(), structures.finish()?);
-    let find_key = |k: &[u8]| -> Option<u32> {
-        keys.binary_search_by(|(key, _)| key.as_slice().cmp(k))
-            .ok()
-            .map(|i| keys[i].1 as u32)
-    };
-    graph.write(&dir, &pages, &find_key, &mut files, &mut counts)?;
-    let mut w = StoreWriter::create(&dir.join(index::files::PAGES), index::kinds::PAGES)?;
-    let mut warnings = Vec::new();
-    for p in &mut pages {
-        w.push(&p.rec)?;
-        warnings.append(&mut p.warnings);
-    }
-    files.insert(index::files::PAGES.to_string(), w.finish()?);
-    files.insert(
-        index::files::TITLES.to_string(),
-        index::write_titles(&dir.join(index::files::TITLES), keys)?,
-    );
+    let mut stores_result: Result<Vec<Warning>, IndexError> = Ok(Vec::new());
+    rayon::scope(|scope| {
+        scope.spawn(|_| titles_result = Some(index::write_titles(&titles_path, &keys)));
+        stores_result = (|| {
+            resolve_redirects(&mut pages, &find, &mut counts);
+            counts.xml_bytes = stats.decompressed_bytes;
+            files.insert(index::files::STRUCTURE.to_string(), structures.finish()?);
+            let warnings: Vec<Warning> = pages
+                .iter_mut()
+                .flat_map(|p| std::mem::take(&mut p.warnings))
+                .collect();
+            let (graph_files, page_files) = rayon::join(
+                || -> Result<_, IndexError> {
+                    let mut f = BTreeMap::new();
+                    let mut c = Counts::default();
+                    graph.write(&dir, &pages, &keys, &mut f, &mut c)?;
+                    Ok((f, c))
+                },
+                || -> Result<_, IndexError> {
+                    let mut w =
+                        StoreWriter::create(&dir.join(index::files::PAGES), index::kinds::PAGES)?;
+                    for p in &pages {
+                        w.push(&p.rec)?;
+                    }
+                    w.finish()
+                },
+            );
+            let (graph_files, graph_counts) = graph_files?;
+            files.extend(graph_files);
+            files.insert(index::files::PAGES.to_string(), page_files?);
+            counts.links = graph_counts.links;
+            counts.red_titles = graph_counts.red_titles;
+            counts.categories = graph_counts.categories;
+            Ok(warnings)
+        })();
+    });
+    let warnings = stores_result?;
+    let titles_size = titles_result.expect("the title map task ran")?;
+    files.insert(index::files::TITLES.to_string(), titles_size);
     counts.warnings = warnings.len() as u64;
     files.insert(
         index::files::WARNINGS.to_string(),
@@ -445,6 +477,10 @@ fn build_in_pool(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    timings.push((
+        "resolve redirects, write stores".into(),
+        mark.elapsed().as_secs_f64(),
+    ));
     let manifest = Manifest {
         format: index::manifest::FORMAT_NAME.to_string(),
         format_version: index::FORMAT_VERSION,
@@ -463,6 +499,7 @@ fn build_in_pool(
             threads,
             interwiki: codec.profile().as_str().to_string(),
             seconds: started.elapsed().as_secs_f64(),
+            phases: timings,
         },
         counts,
         files,

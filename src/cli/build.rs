@@ -121,10 +121,18 @@ pub fn summary(out: &mut dyn Write, dir: &std::path::Path, m: &Manifest) -> anyh
         m.source.size, c.xml_bytes, c.text_bytes
     )?;
     writeln!(out, "  warnings    {} (see warnings.jsonl)", c.warnings)?;
+    let phases: Vec<String> = m
+        .build
+        .phases
+        .iter()
+        .map(|(p, s)| format!("{p} {s:.2}"))
+        .collect();
     writeln!(
         out,
-        "  time        {:.2} s on {} thread(s)",
-        m.build.seconds, m.build.threads
+        "  time        {:.2} s on {} thread(s) ({})",
+        m.build.seconds,
+        m.build.threads,
+        phases.join(", ")
     )?;
     Ok(())
 }

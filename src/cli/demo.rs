@@ -82,6 +82,82 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 .to_string()
         )?;
     }
+    writeln!(out, "\n== 3. Structure: where every fact sits ==")?;
+    let list = wikiwit::query::summary(&index, "List of transboundary rivers")?;
+    for t in &list.tables {
+        let labels: Vec<String> = t
+            .labels
+            .iter()
+            .map(|l| l.clone().unwrap_or_default())
+            .collect();
+        writeln!(
+            out,
+            "  List of transboundary rivers, table {}: {} rows [{}] in #{}",
+            t.table,
+            t.rows,
+            labels.join(" | "),
+            t.section.clone().unwrap_or_else(|| "lead".into())
+        )?;
+    }
+    let table = wikiwit::query::table(&index, "List of transboundary rivers", 1)?;
+    let ural = table
+        .rows
+        .iter()
+        .position(|r| r.first().is_some_and(|c| c == "Ural"))
+        .unwrap_or(0);
+    let row = wikiwit::query::table_row(&index, "List of transboundary rivers", 1, ural)?;
+    let cells: Vec<String> = row
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "{}={}",
+                row.labels.get(i).cloned().flatten().unwrap_or_default(),
+                c.text
+            )
+        })
+        .collect();
+    writeln!(out, "  table 1, row {ural}: {}", cells.join("; "))?;
+    let (_, boxes, _) = wikiwit::query::infobox(&index, "Ural River")?;
+    if let Some(f) = boxes
+        .iter()
+        .flat_map(|b| b.fields.iter())
+        .find(|f| f.name == "length")
+    {
+        writeln!(
+            out,
+            "  infobox of Ural (river), field length: {:?} (written {:?})",
+            f.text, f.raw
+        )?;
+    }
+    let danube = wikiwit::query::summary(&index, "Danube")?;
+    let anchors: Vec<&str> = danube
+        .sections
+        .iter()
+        .map(|s| s.anchor.as_str())
+        .filter(|a| a.starts_with("Navigation"))
+        .collect();
+    writeln!(
+        out,
+        "  Danube has two \"Navigation\" sections; MediaWiki's anchors: {}",
+        anchors.join(", ")
+    )?;
+    let sib = wikiwit::lists::siblings(&index, "Ural (river)", 3)?;
+    writeln!(
+        out,
+        "  list pages linking to Ural (river): {}",
+        sib.list_pages.join(", ")
+    )?;
+    for s in &sib.siblings {
+        let why: Vec<String> = s
+            .together
+            .iter()
+            .map(|t| format!("{} ({})", t.source, t.place))
+            .collect();
+        writeln!(out, "  sibling {:<18} {}", s.title, why.join("; "))?;
+    }
+
     if args.keep.is_some() {
         writeln!(out, "\nindex kept in {}", report.dir.display())?;
     }

@@ -26,9 +26,9 @@ pub struct RawPage<'a> {
     pub redirect_attr: Option<String>,
     pub rev_id: u64,
     /// `<timestamp>` as written (ISO 8601, UTC).
-    pub timestamp: String,
+    pub timestamp: Cow<'a, str>,
     /// Content model (`wikitext`, `Scribunto`, `css`, …); `wikitext` when absent.
-    pub model: String,
+    pub model: Cow<'a, str>,
     pub text: Cow<'a, str>,
     /// Byte offset of `<page>` within the region it was parsed from.
     pub offset: u64,
@@ -259,8 +259,8 @@ fn parse_page<'a>(reader: &mut Reader<&'a [u8]>, start: u64) -> Result<RawPage<'
         title: String::new(),
         redirect_attr: None,
         rev_id: 0,
-        timestamp: String::new(),
-        model: "wikitext".to_string(),
+        timestamp: Cow::Borrowed(""),
+        model: Cow::Borrowed("wikitext"),
         text: Cow::Borrowed(""),
         offset: start,
     };
@@ -274,15 +274,15 @@ fn parse_page<'a>(reader: &mut Reader<&'a [u8]>, start: u64) -> Result<RawPage<'
         match ev {
             Event::End(e) if e.name().as_ref() == "page" => break,
             Event::Start(e) => {
-                let name = e.name().as_ref().to_string();
-                match name.as_str() {
+                match e.name().as_ref() {
                     "title" => {
-                        page.title =
-                            element_text(reader, "title").map_err(|m| fail(pos, None, m))?;
+                        page.title = element_text_cow(reader, "title")
+                            .map_err(|m| fail(pos, None, m))?
+                            .into_owned();
                         has_title = true;
                     }
                     "ns" => {
-                        let t = element_text(reader, "ns").map_err(|m| fail(pos, title, m))?;
+                        let t = element_text_cow(reader, "ns").map_err(|m| fail(pos, title, m))?;
                         page.ns = t
                             .trim()
                             .parse()
@@ -290,7 +290,7 @@ fn parse_page<'a>(reader: &mut Reader<&'a [u8]>, start: u64) -> Result<RawPage<'
                         has_ns = true;
                     }
                     "id" => {
-                        let t = element_text(reader, "id").map_err(|m| fail(pos, title, m))?;
+                        let t = element_text_cow(reader, "id").map_err(|m| fail(pos, title, m))?;
                         page.id = t
                             .trim()
                             .parse()
@@ -350,34 +350,31 @@ fn parse_revision<'a>(
             .map_err(|e| xml_fail(reader, title, e))?;
         match ev {
             Event::End(e) if e.name().as_ref() == "revision" => return Ok(()),
-            Event::Start(e) => {
-                let name = e.name().as_ref().to_string();
-                match name.as_str() {
-                    "id" => {
-                        let t = element_text(reader, "id").map_err(|m| fail(pos, title, m))?;
-                        page.rev_id = t.trim().parse().map_err(|_| {
-                            fail(pos, title, format!("revision <id> {t:?} is not a number"))
-                        })?;
-                    }
-                    "timestamp" => {
-                        page.timestamp =
-                            element_text(reader, "timestamp").map_err(|m| fail(pos, title, m))?;
-                    }
-                    "model" => {
-                        page.model =
-                            element_text(reader, "model").map_err(|m| fail(pos, title, m))?;
-                    }
-                    "text" => {
-                        page.text =
-                            element_text_cow(reader, "text").map_err(|m| fail(pos, title, m))?;
-                    }
-                    _ => {
-                        reader
-                            .read_to_end(e.name())
-                            .map_err(|err| fail(reader.error_position(), title, err.to_string()))?;
-                    }
+            Event::Start(e) => match e.name().as_ref() {
+                "id" => {
+                    let t = element_text_cow(reader, "id").map_err(|m| fail(pos, title, m))?;
+                    page.rev_id = t.trim().parse().map_err(|_| {
+                        fail(pos, title, format!("revision <id> {t:?} is not a number"))
+                    })?;
                 }
-            }
+                "timestamp" => {
+                    page.timestamp =
+                        element_text_cow(reader, "timestamp").map_err(|m| fail(pos, title, m))?;
+                }
+                "model" => {
+                    page.model =
+                        element_text_cow(reader, "model").map_err(|m| fail(pos, title, m))?;
+                }
+                "text" => {
+                    page.text =
+                        element_text_cow(reader, "text").map_err(|m| fail(pos, title, m))?;
+                }
+                _ => {
+                    reader
+                        .read_to_end(e.name())
+                        .map_err(|err| fail(reader.error_position(), title, err.to_string()))?;
+                }
+            },
             Event::Empty(e) if e.name().as_ref() == "text" => {
                 page.text = Cow::Borrowed("");
             }

@@ -55,6 +55,9 @@ pub struct BuildParams {
     /// The resolved interwiki profile (`mediawiki` or `wikimedia`).
     pub interwiki: String,
     pub seconds: f64,
+    /// Wall-clock seconds of each build phase.
+    #[serde(default)]
+    pub phases: Vec<(String, f64)>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

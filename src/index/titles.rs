@@ -21,9 +21,9 @@ pub fn key(ns: i32, dbkey: &str) -> Vec<u8> {
     k
 }
 
-/// Builds the title map from `(key, page number)` pairs; sorts them first.
-pub fn write(path: &Path, entries: Vec<(Vec<u8>, u64)>) -> Result<u64, IndexError> {
-    write_kind(path, KIND, entries)
+/// Builds the title map from `(key, page number)` pairs sorted by key.
+pub fn write(path: &Path, entries: &[(Vec<u8>, u64)]) -> Result<u64, IndexError> {
+    write_sorted(path, KIND, entries)
 }
 
 /// Builds an fst map of any kind (titles, red titles, categories).
@@ -33,8 +33,13 @@ pub fn write_kind(
     mut entries: Vec<(Vec<u8>, u64)>,
 ) -> Result<u64, IndexError> {
     entries.sort_unstable();
+    write_sorted(path, kind, &entries)
+}
+
+/// Builds an fst map from entries already sorted by key.
+fn write_sorted(path: &Path, kind: u32, entries: &[(Vec<u8>, u64)]) -> Result<u64, IndexError> {
     let mut builder = MapBuilder::memory();
-    for (k, v) in &entries {
+    for (k, v) in entries {
         builder.insert(k, *v).map_err(|e| IndexError::Encode {
             what: "title map",
             message: e.to_string(),

@@ -140,8 +140,21 @@ pub fn analyze(
     w.out
 }
 
-fn range_contains(r: &Range<u32>, p: u32) -> bool {
-    r.start <= p && p < r.end
+/// The flat ranges covered by top-level tables (nested tables lie inside them), sorted,
+/// for logarithmic "is this position in a table" queries.
+fn table_spans(tables: &[RawTable]) -> Vec<(u32, u32)> {
+    let mut spans: Vec<(u32, u32)> = tables
+        .iter()
+        .filter(|t| t.parent.is_none())
+        .map(|t| (t.start, t.end))
+        .collect();
+    spans.sort_unstable();
+    spans
+}
+
+fn in_spans(spans: &[(u32, u32)], p: u32) -> bool {
+    let k = spans.partition_point(|(s, _)| *s <= p);
+    k > 0 && p < spans[k - 1].1
 }
 
 impl<'a> Walker<'a> {
@@ -458,6 +471,7 @@ impl<'a> Walker<'a> {
         if scope.context.is_none() {
             self.top_found = found.clone();
         }
+        let spans = table_spans(tables);
         let newlines: Vec<u32> = memchr::memchr_iter(b'\n', flat.text.as_bytes())
             .map(|p| p as u32)
             .collect();
@@ -479,12 +493,7 @@ impl<'a> Walker<'a> {
                 Some(c) if !l.in_caption => c,
                 Some(_) => Context::Caption,
                 None if l.in_caption => Context::Caption,
-                None if tables
-                    .iter()
-                    .any(|t| range_contains(&(t.start..t.end), l.start)) =>
-                {
-                    Context::Table
-                }
+                None if in_spans(&spans, l.start) => Context::Table,
                 None if line_is_list(l.start) => Context::List,
                 None => Context::Prose,
             };
@@ -903,6 +912,7 @@ impl<'a> Walker<'a> {
 
     fn lists(&mut self, flat: &Flat<'_>, raw: &[RawTable]) {
         let text = &flat.text;
+        let spans = table_spans(raw);
         let mut own: Vec<(u32, u32)> = self
             .out
             .links
@@ -938,9 +948,7 @@ impl<'a> Walker<'a> {
                 let lo = own.partition_point(|(s, _)| *s < src_start);
                 let hi = own.partition_point(|(s, _)| *s < src_end);
                 let links: Vec<u32> = own[lo..hi].iter().map(|(_, i)| *i).collect();
-                let in_table = raw
-                    .iter()
-                    .any(|t| range_contains(&(t.start..t.end), pos as u32));
+                let in_table = in_spans(&spans, pos as u32);
                 if !item_text.is_empty() || !links.is_empty() {
                     self.out.lists.push(ListItem {
                         section: self.section_at(flat, pos as u32),

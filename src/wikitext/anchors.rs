@@ -6,7 +6,7 @@
 //! and line breaks become `_` → at most 1024 characters. A heading whose anchor was
 //! already used (ASCII case-insensitively) gets `_2`, `_3`, … in document order.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::title::decode_char_references;
 
@@ -76,6 +76,9 @@ pub fn legacy_anchor(anchor: &str) -> String {
 #[derive(Default)]
 pub struct AnchorSet {
     seen: HashSet<String>,
+    /// Per key, the suffix to try next: every smaller one is taken, so the search stays
+    /// amortized constant even for thousands of identical headings.
+    next: HashMap<String, u32>,
 }
 
 impl AnchorSet {
@@ -84,11 +87,13 @@ impl AnchorSet {
         if self.seen.insert(key.clone()) {
             return anchor;
         }
-        let mut i = 2;
+        let start = self.next.get(&key).copied().unwrap_or(2);
+        let mut i = start;
         while self.seen.contains(&format!("{key}_{i}")) {
             i += 1;
         }
         self.seen.insert(format!("{key}_{i}"));
+        self.next.insert(key, i + 1);
         format!("{anchor}_{i}")
     }
 }
