@@ -184,3 +184,32 @@ pub fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
     }
     Ok(())
 }
+
+/// One JSON object per sentence: `{"title", "section", "anchor", "sentence", "kind",
+/// "start", "end", "text"}`, pages in dump order (redirects and pages without text
+/// skipped). Needs an index built with text.
+pub fn text(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for n in 0..index.page_count() {
+        let p = index.page(n as u32)?;
+        if p.redirect.is_some() {
+            continue;
+        }
+        let Some(t) = index.page_text(n as u32)? else {
+            return Err(ExportError::Index(IndexError::NoText {
+                path: index.dir().to_path_buf(),
+            }));
+        };
+        let s = index.structure(n as u32)?;
+        let title = index.display_title(&p);
+        for (sec, i, x) in t.sentences() {
+            let anchor = crate::query::section_anchor(&s, sec);
+            let obj = serde_json::json!({
+                "title": title, "section": sec, "anchor": anchor, "sentence": i,
+                "kind": x.kind, "start": x.start, "end": x.end, "text": x.text,
+            });
+            serde_json::to_writer(&mut *out, &obj).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}

@@ -15,5 +15,6 @@ pub mod query;
 pub mod redirect;
 pub mod resolve;
 pub mod siteinfo;
+pub mod text;
 pub mod title;
 pub mod wikitext;

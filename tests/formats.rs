@@ -19,6 +19,7 @@ const STORES: &[&str] = &[
     "categories.fst",
     "category-members.csr",
     "redirects-to.csr",
+    "text.rec",
 ];
 
 fn assert_same_index(a: &Path, b: &Path, what: &str) {

@@ -10,3 +10,4 @@ mod formats;
 mod hostile;
 mod oracle;
 mod structure;
+mod text;

@@ -34,6 +34,8 @@ pub struct BuildOptions {
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     pub interwiki: InterwikiProfile,
+    /// Build the plain-text store and the full-text index (`text.rec`, `text/`).
+    pub text: bool,
 }
 
 /// Errors of a build: the dump's or the index's.
@@ -43,6 +45,8 @@ pub enum BuildError {
     Dump(#[from] DumpError),
     #[error(transparent)]
     Index(#[from] IndexError),
+    #[error(transparent)]
+    Text(#[from] crate::text::search::SearchError),
     #[error("cannot start {threads} worker threads: {message}")]
     Threads { threads: usize, message: String },
 }
@@ -91,15 +95,22 @@ struct PageOut {
     /// Title-map keys of the link targets and the category names, for the graph.
     link_keys: Vec<Vec<u8>>,
     categories: Vec<String>,
+    /// The page's [`PageText`], encoded, and its full-text documents.
+    text: Vec<u8>,
+    docs: Vec<tantivy::TantivyDocument>,
 }
 
-fn to_page(
-    raw: RawPage<'_>,
-    loc: Location,
-    path: &Path,
-    codec: &TitleCodec,
-    lang: &str,
-) -> Result<PageOut, DumpError> {
+/// What the workers need besides the page.
+struct Ctx<'a> {
+    path: &'a Path,
+    codec: &'a TitleCodec,
+    lang: &'a str,
+    /// The full-text index's document maker, when text is built.
+    docs: Option<&'a crate::text::search::DocMaker>,
+}
+
+fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, DumpError> {
+    let (path, codec, lang) = (ctx.path, ctx.codec, ctx.lang);
     let title = codec
         .parse_page_title(&raw.title)
         .map_err(|reason| DumpError::InvalidTitle {
@@ -160,10 +171,31 @@ fn to_page(
             RedirectSyntax::None => {}
         }
     }
-    let structure = if raw.model == "wikitext" {
-        wikitext::analyze(&raw.text, title.ns, &title.dbkey, codec, lang)
+    let (structure, text) = if raw.model == "wikitext" {
+        let (s, t) = wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
+        (s, Some(t))
     } else {
-        PageStructure::default()
+        (PageStructure::default(), None)
+    };
+    let (text_bytes, docs) = match ctx.docs {
+        None => (Vec::new(), Vec::new()),
+        Some(maker) => {
+            let display = codec.prefixed_text(title.ns, &title.dbkey);
+            let headings: Vec<String> = structure
+                .sections
+                .iter()
+                .map(|x| x.heading.clone())
+                .collect();
+            let t = if target.is_some() {
+                None
+            } else {
+                text.as_ref()
+            };
+            let docs = maker.docs(&display, &headings, t);
+            let bytes =
+                index::encode(&text.clone().unwrap_or_default()).map_err(|e| bad(e.to_string()))?;
+            (bytes, docs)
+        }
     };
     for w in &structure.warnings {
         warnings.push(Warning {
@@ -202,6 +234,8 @@ fn to_page(
         structure: encoded,
         link_keys,
         categories,
+        text: text_bytes,
+        docs,
     })
 }
 
@@ -350,13 +384,44 @@ fn build_in_pool(
     let mut structures: StoreWriter<PageStructure> =
         StoreWriter::create(&dir.join(index::files::STRUCTURE), index::kinds::STRUCTURE)?;
     let mut graph = GraphBuilder::default();
+    let mut text_store: Option<StoreWriter<crate::text::PageText>> = if opts.text {
+        Some(StoreWriter::create(
+            &dir.join(index::files::TEXT),
+            index::kinds::TEXT,
+        )?)
+    } else {
+        None
+    };
+    let text_index = if opts.text {
+        Some(crate::text::search::TextIndexWriter::create(
+            &dir, &site.lang, 256,
+        )?)
+    } else {
+        None
+    };
+    let maker = text_index.as_ref().map(|w| w.doc_maker());
+    let ctx = Ctx {
+        path: dump.path(),
+        codec: &codec,
+        lang: &site.lang,
+        docs: maker.as_ref(),
+    };
     let (sha, read) = std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
         let mut pages: Vec<PageOut> = Vec::new();
         let read = dump.pages(
-            |raw, loc| to_page(raw, loc, dump.path(), &codec, &site.lang),
+            |raw, loc| to_page(raw, loc, &ctx),
             |mut p| {
+                let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
+                if let Some(ts) = text_store.as_mut() {
+                    ts.push_encoded(&p.text).map_err(consumer)?;
+                }
+                if let Some(ti) = text_index.as_ref() {
+                    ti.add_docs(pages.len() as u32, std::mem::take(&mut p.docs))
+                        .map_err(|e| DumpError::Consumer(Box::new(e)))?;
+                }
+                p.text = Vec::new();
                 graph.add_page(
                     std::mem::take(&mut p.link_keys),
                     std::mem::take(&mut p.categories),
@@ -381,11 +446,14 @@ fn build_in_pool(
         Ok(v) => v,
         Err(DumpError::Consumer(e)) => match e.downcast::<IndexError>() {
             Ok(ie) => return Err(BuildError::Index(*ie)),
-            Err(other) => {
-                return Err(BuildError::Dump(DumpError::Internal {
-                    message: other.to_string(),
-                }));
-            }
+            Err(other) => match other.downcast::<crate::text::search::SearchError>() {
+                Ok(se) => return Err(BuildError::Text(*se)),
+                Err(other) => {
+                    return Err(BuildError::Dump(DumpError::Internal {
+                        message: other.to_string(),
+                    }));
+                }
+            },
         },
         Err(e) => return Err(e.into()),
     };
@@ -428,6 +496,8 @@ fn build_in_pool(
     let mut counts = Counts::default();
     let mut files = BTreeMap::new();
     let mut stores_result: Result<Vec<Warning>, IndexError> = Ok(Vec::new());
+    // The full-text index's final commit runs on its own thread, alongside the rest.
+    let text_commit = text_index.map(|ti| std::thread::spawn(move || ti.finish()));
     rayon::scope(|scope| {
         scope.spawn(|_| titles_result = Some(index::write_titles(&titles_path, &keys)));
         stores_result = (|| {
@@ -464,6 +534,18 @@ fn build_in_pool(
         })();
     });
     let warnings = stores_result?;
+    if let Some(ts) = text_store {
+        files.insert(index::files::TEXT.to_string(), ts.finish()?);
+    }
+    if let Some(handle) = text_commit {
+        handle.join().map_err(|_| DumpError::Internal {
+            message: "the full-text index thread panicked".into(),
+        })??;
+        files.insert(
+            crate::text::search::DIR.to_string(),
+            dir_size(&dir.join(crate::text::search::DIR)),
+        );
+    }
     let titles_size = titles_result.expect("the title map task ran")?;
     files.insert(index::files::TITLES.to_string(), titles_size);
     counts.warnings = warnings.len() as u64;
@@ -498,6 +580,7 @@ fn build_in_pool(
         build: BuildParams {
             threads,
             interwiki: codec.profile().as_str().to_string(),
+            text: opts.text,
             seconds: started.elapsed().as_secs_f64(),
             phases: timings,
         },
@@ -507,6 +590,19 @@ fn build_in_pool(
     manifest.write(&dir)?;
     let dir = staging.commit()?;
     Ok(BuildReport { dir, manifest })
+}
+
+/// Total size of the files in `dir` (the text index's tantivy directory).
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 /// Directory names come from `<dbname>`, which a hostile dump could set to `../x`.

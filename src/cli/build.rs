@@ -30,6 +30,9 @@ pub struct Args {
     /// MediaWiki's table) or wikimedia (Wikipedia's: languages and sister projects).
     #[arg(long, default_value = "auto")]
     interwiki: InterwikiProfile,
+    /// Skip the plain-text store and the full-text index (faster; no `text`/`search`).
+    #[arg(long)]
+    no_text: bool,
     /// Print the summary as JSON (the manifest).
     #[arg(long)]
     json: bool,
@@ -51,6 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         index_dir: args.index.clone(),
         threads: args.threads,
         interwiki: args.interwiki,
+        text: !args.no_text,
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)

@@ -35,6 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         index_dir: Some(dir),
         threads: 0,
         interwiki: InterwikiProfile::Auto,
+        text: true,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

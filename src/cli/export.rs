@@ -18,6 +18,8 @@ enum Table {
     Templates,
     /// JSON lines: title and sections (level, anchor, number, index, byteoffset)
     Sections,
+    /// JSON lines: one per sentence (title, section, anchor, kind, byte range, text)
+    Text,
 }
 
 #[derive(Debug, clap::Args)]
@@ -38,6 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Table::Categories => wikiwit::export::categories(&index, &mut out)?,
         Table::Templates => wikiwit::export::templates(&index, &mut out)?,
         Table::Sections => wikiwit::export::sections(&index, &mut out)?,
+        Table::Text => wikiwit::export::text(&index, &mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Success)

@@ -12,9 +12,11 @@ mod page;
 mod progress;
 mod query_cmds;
 mod resolve;
+mod search;
 mod sections;
 mod siblings;
 mod table;
+mod text;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -54,6 +56,10 @@ enum Command {
     Category(category::Args),
     /// List pages linking to a page, and pages listed next to it.
     Siblings(siblings::Args),
+    /// Plain text of a page or section, optionally sentence by sentence with offsets.
+    Text(text::Args),
+    /// Full-text search (BM25) with the best-matching sentence of each hit.
+    Search(search::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -97,6 +103,8 @@ pub fn main() -> ExitCode {
         Command::Table(a) => table::run(a),
         Command::Category(a) => category::run(a),
         Command::Siblings(a) => siblings::run(a),
+        Command::Text(a) => text::run(a),
+        Command::Search(a) => search::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {

@@ -54,6 +54,9 @@ pub struct BuildParams {
     pub threads: usize,
     /// The resolved interwiki profile (`mediawiki` or `wikimedia`).
     pub interwiki: String,
+    /// Whether the plain-text store and full-text index were built.
+    #[serde(default)]
+    pub text: bool,
     pub seconds: f64,
     /// Wall-clock seconds of each build phase.
     #[serde(default)]

@@ -42,6 +42,7 @@ pub mod files {
     pub const CATEGORIES: &str = "categories.fst";
     pub const CATEGORY_MEMBERS: &str = "category-members.csr";
     pub const REDIRECTS_TO: &str = "redirects-to.csr";
+    pub const TEXT: &str = "text.rec";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
@@ -56,6 +57,7 @@ pub mod kinds {
     pub const CATEGORIES: u32 = 8;
     pub const CATEGORY_MEMBERS: u32 = 9;
     pub const REDIRECTS_TO: u32 = 10;
+    pub const TEXT: u32 = 11;
 }
 
 /// Errors opening, reading or writing an index.
@@ -89,6 +91,10 @@ pub enum IndexError {
     Busy { path: PathBuf },
     #[error("no index found: {hint}")]
     NoIndex { hint: String },
+    #[error(
+        "{path} was built with --no-text: it has no plain text or full-text index; rebuild without --no-text"
+    )]
+    NoText { path: PathBuf },
 }
 
 impl IndexError {
@@ -115,6 +121,10 @@ pub struct Index {
     categories: TitleMap,
     category_members: Csr,
     redirects_to: Csr,
+    /// Plain text per page (absent for `--no-text` builds).
+    text: Option<Store<crate::text::PageText>>,
+    /// The full-text searcher, opened on first use.
+    searcher: std::sync::OnceLock<Result<crate::text::search::TextSearcher, String>>,
 }
 
 /// How a title looked up in the index resolves.
@@ -155,6 +165,11 @@ impl Index {
         let categories = TitleMap::open_kind(&dir.join(files::CATEGORIES), kinds::CATEGORIES)?;
         let category_members = csr(files::CATEGORY_MEMBERS, kinds::CATEGORY_MEMBERS)?;
         let redirects_to = csr(files::REDIRECTS_TO, kinds::REDIRECTS_TO)?;
+        let text = if manifest.build.text {
+            Some(Store::open(&dir.join(files::TEXT), kinds::TEXT)?)
+        } else {
+            None
+        };
         for (name, n) in [
             (files::STRUCTURE, structure.len()),
             (files::LINKS_OUT, links_out.rows()),
@@ -192,6 +207,8 @@ impl Index {
             categories,
             category_members,
             redirects_to,
+            text,
+            searcher: std::sync::OnceLock::new(),
         })
     }
 
@@ -294,6 +311,34 @@ impl Index {
             .map(|c| self.category_members.row(c as usize))
     }
 
+    /// The plain text of page number `n` (`None` if the index was built with
+    /// `--no-text`).
+    pub fn page_text(&self, n: u32) -> Result<Option<crate::text::PageText>, IndexError> {
+        match &self.text {
+            Some(t) => t.get(n as usize).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The full-text searcher, or why there is none.
+    pub fn searcher(&self) -> Result<&crate::text::search::TextSearcher, IndexError> {
+        if self.text.is_none() {
+            return Err(IndexError::NoText {
+                path: self.dir.clone(),
+            });
+        }
+        let lang = self.manifest.site.lang.clone();
+        match self.searcher.get_or_init(|| {
+            crate::text::search::TextSearcher::open(&self.dir, &lang).map_err(|e| e.to_string())
+        }) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(IndexError::DataCorruption {
+                path: self.dir.join(crate::text::search::DIR),
+                comment: e.clone(),
+            }),
+        }
+    }
+
     /// Recomputes the checksum of every file.
     pub fn verify(&self) -> Result<(), IndexError> {
         self.pages.verify()?;
@@ -309,6 +354,9 @@ impl Index {
             c.verify()?;
         }
         self.red_titles.verify()?;
+        if let Some(t) = &self.text {
+            t.verify()?;
+        }
         self.categories.verify()
     }
 }

@@ -6,6 +6,7 @@ mod category;
 mod links;
 mod page;
 mod tables;
+pub mod text;
 
 use serde::Serialize;
 

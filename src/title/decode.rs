@@ -37,11 +37,22 @@ pub fn decode_char_references(s: &str) -> Cow<'_, str> {
     Cow::Owned(out.nfc().collect())
 }
 
+/// Decodes a character reference at the start of `s` (which starts with `&`): the
+/// decoded text and the reference's length. Used by renderers that decode in place.
+pub fn decode_entity_at(s: &str) -> Option<(Cow<'static, str>, usize)> {
+    decode_one(s, 0)
+}
+
+/// The longest reference MediaWiki could decode (`&CounterClockwiseContourIntegral;` is 33
+/// bytes); bounding the search for `;` keeps decoding linear on `&&&&…`.
+const MAX_REFERENCE: usize = 40;
+
 /// Decodes the reference starting at `amp` (which holds `&`); returns the text and the
 /// byte index just past the `;`.
 fn decode_one(s: &str, amp: usize) -> Option<(Cow<'static, str>, usize)> {
     let rest = &s[amp + 1..];
-    let semi = rest.find(';')?;
+    let window = &rest.as_bytes()[..rest.len().min(MAX_REFERENCE)];
+    let semi = memchr::memchr(b';', window)?;
     let body = &rest[..semi];
     let end = amp + 1 + semi + 1;
     if let Some(num) = body.strip_prefix('#') {

@@ -12,7 +12,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub use decode::{decode_char_references, percent_decode, ucfirst, ucfirst_keep_long};
+pub use decode::{
+    decode_char_references, decode_entity_at, percent_decode, ucfirst, ucfirst_keep_long,
+};
 pub use interwiki::{InterwikiMap, InterwikiProfile};
 pub use namespaces::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TALK, NS_TEMPLATE, NS_USER,

@@ -10,13 +10,15 @@ use std::ops::Range;
 use super::flat::{Flat, Marker, call_kind, static_text};
 use super::links::{self, LinkMatch, TargetKind};
 use super::magic::CallKind;
+use super::plaintext::{self, is_redirect_line};
 use super::preprocess::{Call, Ext, Node, preprocess};
-use super::render::{LinkRender, Renderer, squeeze, squeeze_lines};
+use super::render::{LinkRender, Rendered, Renderer, squeeze, squeeze_lines};
 use super::tables::{self, RawTable, span_attr};
 use super::{
     CategoryLink, Cell, Context, Field, Infobox, Link, ListItem, PageStructure, Row, Section,
     Table, TemplateUse, anchors,
 };
+use crate::text::PageText;
 use crate::title::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TEMPLATE, Title, TitleCodec,
 };
@@ -73,12 +75,30 @@ struct Walker<'a> {
 /// How deep known-template rendering may nest.
 const MAX_RENDER_DEPTH: u32 = 8;
 
-/// Whether the text has any syntax that produces structure: brackets, braces, tags, or a
-/// line starting with heading, list or table syntax. Most pages of a plain-text dump do
+/// Whether the text has a character reference (`&amp;`, `&#124;`): a `&` followed by
+/// a name or number and `;`. A bare `&` ("AT&T") needs no rendering.
+fn has_entity(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'&', b).any(|i| {
+        let rest = &b[i + 1..b.len().min(i + 34)];
+        let body = rest
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'#')
+            .count();
+        body > 0 && rest.get(body) == Some(&b';')
+    })
+}
+
+/// Whether the text has any syntax to interpret: brackets, braces, tags, entities, bold or
+/// italic quotes, behaviour switches, or a line starting with heading, list or table
+/// syntax. Most pages of a plain-text dump do
 /// not, and skip the parser entirely.
 fn has_markup(text: &str) -> bool {
     let b = text.as_bytes();
-    if memchr::memchr3(b'[', b'{', b'<', b).is_some() {
+    if memchr::memchr3(b'[', b'{', b'<', b).is_some()
+        || has_entity(b)
+        || memchr::memmem::find(b, b"''").is_some()
+        || memchr::memmem::find(b, b"__").is_some()
+    {
         return true;
     }
     let line_syntax = |c: u8| matches!(c, b'=' | b'*' | b'#' | b':' | b';' | b'|' | b'!');
@@ -88,15 +108,15 @@ fn has_markup(text: &str) -> bool {
 
 /// Analyses one page's wikitext. `page_ns`/`page_dbkey` identify the page (self-links are
 /// not recorded, as in MediaWiki); `lang` selects link trails and magic words.
-pub fn analyze(
+pub fn analyze_with_text(
     text: &str,
     page_ns: i32,
     page_dbkey: &str,
     codec: &TitleCodec,
     lang: &str,
-) -> PageStructure {
+) -> (PageStructure, PageText) {
     if !has_markup(text) {
-        return PageStructure::default();
+        return (PageStructure::default(), plaintext::plain(text));
     }
     let nodes = preprocess(text);
     let mut w = Walker {
@@ -137,7 +157,20 @@ pub fn analyze(
             }
         }
     }
-    w.out
+    let render = |r: Range<u32>| w.render_top_mapped(&flat, r);
+    let text = plaintext::extract(&flat, &raw_tables, &w.out, &render);
+    (w.out, text)
+}
+
+/// Analyses one page's wikitext (see [`analyze_with_text`]) without its plain text.
+pub fn analyze(
+    text: &str,
+    page_ns: i32,
+    page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+) -> PageStructure {
+    analyze_with_text(text, page_ns, page_dbkey, codec, lang).0
 }
 
 /// The flat ranges covered by top-level tables (nested tables lie inside them), sorted,
@@ -252,6 +285,27 @@ impl<'a> Walker<'a> {
             .cloned()
             .collect();
         rend.render_with(r, &subset)
+    }
+
+    /// Renders a range of the top-level flat text with a source map (plain text store).
+    fn render_top_mapped(&self, flat: &Flat<'_>, r: Range<u32>) -> Rendered {
+        let classify = |t: &str| self.target_kind(t);
+        let marker = |m: Marker<'_>| self.marker_text(m, false);
+        let rend = Renderer {
+            flat,
+            src: self.src,
+            lang: self.lang,
+            classify: &classify,
+            marker: &marker,
+        };
+        let lo = self.top_found.partition_point(|l| l.start < r.start);
+        let hi = self.top_found.partition_point(|l| l.start < r.end);
+        let subset: Vec<LinkMatch> = self.top_found[lo..hi]
+            .iter()
+            .filter(|l| l.end <= r.end)
+            .cloned()
+            .collect();
+        rend.render_mapped(r, &subset)
     }
 
     /// Renders a flat range to plain text; templates show nothing, refs show nothing.
@@ -702,6 +756,8 @@ impl<'a> Walker<'a> {
                     .to_string();
                 fields.push(Field {
                     name: name.trim().to_string(),
+                    start: part.span.start,
+                    end: part.span.end,
                     raw,
                     text: squeeze_lines(&self.plain(&f, 0..f.text.len() as u32)),
                     links: (first..last).collect(),
@@ -1048,18 +1104,6 @@ fn attr_value(attrs: &str, name: &str) -> Option<String> {
         return Some(value.trim().to_string());
     }
     None
-}
-
-/// `#REDIRECT [[…]]` (or a localized `#WORD [[…]]`) starting a line.
-fn is_redirect_line(line: &str) -> bool {
-    let Some(rest) = line.strip_prefix('#') else {
-        return false;
-    };
-    let word = rest.chars().take_while(|c| c.is_alphabetic()).count();
-    word > 0 && {
-        let after: String = rest.chars().skip(word).collect();
-        after.trim_start_matches([':', ' ', '\t']).starts_with("[[")
-    }
 }
 
 /// Parser functions whose arguments are all expanded into the output.

@@ -15,13 +15,14 @@ pub mod flat;
 pub mod known;
 pub mod links;
 pub mod magic;
+mod plaintext;
 pub mod preprocess;
 pub mod render;
 pub mod tables;
 
 use serde::{Deserialize, Serialize};
 
-pub use analyze::analyze;
+pub use analyze::{analyze, analyze_with_text};
 
 /// Where a link sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -132,6 +133,9 @@ pub struct Section {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Field {
     pub name: String,
+    /// Byte range of the `name = value` part in the wikitext.
+    pub start: u32,
+    pub end: u32,
     /// The value as written (wikitext, trimmed).
     pub raw: String,
     /// The value as plain text.

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use super::flat::{Flat, MARKER, Marker};
 use super::links::{self, LinkMatch};
-use crate::title::decode_char_references;
+use crate::title::decode_entity_at;
 
 /// What a link target is, as far as rendering cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +32,49 @@ pub struct Renderer<'a, 't> {
     pub marker: &'a dyn Fn(Marker<'t>) -> String,
 }
 
+/// Rendered text with, optionally, where each piece came from in the wikitext.
+pub struct Rendered {
+    pub text: String,
+    /// `(output offset, source offset, verbatim)` at the start of each piece. A verbatim
+    /// piece was copied byte for byte, so offsets inside it map exactly; other pieces
+    /// (link texts, decoded entities, template values) map to where they start.
+    pub map: Vec<(u32, u32, bool)>,
+}
+
+impl Rendered {
+    /// The wikitext offset of output offset `o`.
+    pub fn src_offset(&self, o: usize) -> u32 {
+        let k = self.map.partition_point(|&(out, _, _)| out as usize <= o);
+        if k == 0 {
+            return self.map.first().map(|m| m.1).unwrap_or(0);
+        }
+        let (out, src, verbatim) = self.map[k - 1];
+        if verbatim {
+            src + (o as u32 - out)
+        } else {
+            src
+        }
+    }
+}
+
+/// Output sink: text plus (when asked for) the source map.
+struct Sink<'m> {
+    text: String,
+    map: Option<&'m mut Vec<(u32, u32, bool)>>,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, s: &str, src: u32, verbatim: bool) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some(m) = self.map.as_deref_mut() {
+            m.push((self.text.len() as u32, src, verbatim));
+        }
+        self.text.push_str(s);
+    }
+}
+
 impl Renderer<'_, '_> {
     /// Renders a flat range to plain text (entities decoded, whitespace kept).
     pub fn render(&self, range: Range<u32>) -> String {
@@ -51,13 +94,31 @@ impl Renderer<'_, '_> {
         if is_plain(text) {
             return text.to_string();
         }
-        let mut out = String::with_capacity(text.len());
+        let mut out = Sink {
+            text: String::with_capacity(text.len()),
+            map: None,
+        };
         self.render_into(range, found, &mut out);
-        decode_char_references(&out).into_owned()
+        out.text
     }
 
-    fn render_into(&self, range: Range<u32>, found: &[LinkMatch], out: &mut String) {
-        let t = &self.flat.text;
+    /// Renders with a map from output offsets back to wikitext offsets.
+    pub fn render_mapped(&self, range: Range<u32>, found: &[LinkMatch]) -> Rendered {
+        let mut map = Vec::new();
+        let text = {
+            let mut out = Sink {
+                text: String::new(),
+                map: Some(&mut map),
+            };
+            self.render_into(range, found, &mut out);
+            out.text
+        };
+        Rendered { text, map }
+    }
+
+    fn render_into(&self, range: Range<u32>, found: &[LinkMatch], out: &mut Sink<'_>) {
+        let t: &str = &self.flat.text;
+        let src_of = |p: usize| self.flat.to_src(p as u32);
         let mut pos = range.start as usize;
         let end = range.end as usize;
         let mut li = 0;
@@ -73,20 +134,31 @@ impl Renderer<'_, '_> {
                 match (self.classify)(target).1 {
                     LinkRender::Hidden => {
                         // MediaWiki strips the whitespace before a category link.
-                        let trimmed = out.trim_end_matches([' ', '\t', '\n']).len();
-                        out.truncate(trimmed);
+                        let trimmed = out.text.trim_end_matches([' ', '\t', '\n']).len();
+                        out.text.truncate(trimmed);
+                        if let Some(m) = out.map.as_deref_mut() {
+                            while m.last().is_some_and(|e| e.0 as usize > trimmed) {
+                                m.pop();
+                            }
+                        }
                     }
                     LinkRender::Text | LinkRender::NotALink => match &l.text {
                         Some(tr) => {
-                            let inner: Vec<LinkMatch> = Vec::new();
-                            let mut s = String::new();
-                            self.render_into(tr.clone(), &inner, &mut s);
-                            out.push_str(&s);
+                            let mut inner = Sink {
+                                text: String::new(),
+                                map: None,
+                            };
+                            self.render_into(tr.clone(), &[], &mut inner);
+                            out.push(&inner.text, src_of(pos), false);
                         }
-                        None => out.push_str(target.trim_start_matches(':').trim()),
+                        None => out.push(target.trim_start_matches(':').trim(), src_of(pos), false),
                     },
                 }
-                out.push_str(&t[l.trail.start as usize..l.trail.end as usize]);
+                out.push(
+                    &t[l.trail.start as usize..l.trail.end as usize],
+                    src_of(l.trail.start as usize),
+                    true,
+                );
                 pos = (l.end as usize).max(pos + 1);
                 continue;
             }
@@ -96,9 +168,8 @@ impl Renderer<'_, '_> {
                 b'\'' if rest.starts_with("''") => {
                     let n = rest.bytes().take_while(|&b| b == b'\'').count();
                     match n {
-                        2 | 3 | 5 => {}
-                        4 => out.push('\''),
-                        n if n > 5 => out.push_str(&"'".repeat(n - 5)),
+                        4 => out.push("'", src_of(pos), true),
+                        n if n > 5 => out.push(&"'".repeat(n - 5), src_of(pos), false),
                         _ => {}
                     }
                     pos += n;
@@ -107,34 +178,47 @@ impl Renderer<'_, '_> {
                     if let Some(len) = html_tag_len(rest) {
                         let tag = &rest[..len];
                         if tag.len() > 2 && tag[1..3].eq_ignore_ascii_case("br") {
-                            out.push('\n');
+                            out.push("\n", src_of(pos), false);
                         }
                         pos += len;
                     } else {
-                        out.push('<');
+                        out.push("<", src_of(pos), true);
                         pos += 1;
                     }
                 }
+                b'&' => match decode_entity_at(rest) {
+                    Some((decoded, len)) => {
+                        out.push(&decoded, src_of(pos), false);
+                        pos += len;
+                    }
+                    None => {
+                        out.push("&", src_of(pos), true);
+                        pos += 1;
+                    }
+                },
                 b'[' if !rest.starts_with("[[") => match external_link(rest) {
                     Some((len, label)) => {
                         if let Some(lr) = label {
                             let s = pos as u32 + lr.start as u32;
                             let e = pos as u32 + lr.end as u32;
-                            let mut inner = String::new();
+                            let mut inner = Sink {
+                                text: String::new(),
+                                map: None,
+                            };
                             self.render_into(s..e, &[], &mut inner);
-                            out.push_str(&inner);
+                            out.push(&inner.text, src_of(s as usize), false);
                         }
                         pos += len;
                     }
                     None => {
-                        out.push('[');
+                        out.push("[", src_of(pos), true);
                         pos += 1;
                     }
                 },
                 b'_' if rest.starts_with("__") => match magic_switch_len(rest) {
                     Some(len) => pos += len,
                     None => {
-                        out.push('_');
+                        out.push("_", src_of(pos), true);
                         pos += 1;
                     }
                 },
@@ -150,14 +234,41 @@ impl Renderer<'_, '_> {
                 }
                 0x7f => {
                     if let Some(m) = self.flat.marker_at(pos as u32) {
-                        out.push_str(&(self.marker)(m));
+                        out.push(&(self.marker)(m), src_of(pos), false);
                     }
                     pos += MARKER.len_utf8();
                 }
                 _ => {
-                    let ch = rest.chars().next().expect("non-empty");
-                    out.push(ch);
-                    pos += ch.len_utf8();
+                    // A run of ordinary text, copied in one piece.
+                    let run = rest
+                        .bytes()
+                        .skip(1)
+                        .position(|b| matches!(b, b'\'' | b'<' | b'&' | b'[' | b'_' | b'\n' | 0x7f))
+                        .map(|p| p + 1)
+                        .unwrap_or(rest.len());
+                    let mut run_end = run;
+                    // Stop before a link start, so that links are rendered as links.
+                    if li < found.len() && (found[li].start as usize) < pos + run_end {
+                        run_end = found[li].start as usize - pos;
+                    }
+                    let run_end = run_end.max(1);
+                    let run_end = (0..=run_end)
+                        .rev()
+                        .find(|&k| rest.is_char_boundary(k))
+                        .unwrap_or(run_end);
+                    let run_end = if run_end == 0 {
+                        rest.chars().next().map(|c| c.len_utf8()).unwrap_or(1)
+                    } else {
+                        run_end
+                    };
+                    // A newline is its own piece, so that list markers after it are seen.
+                    if rest.as_bytes()[0] == b'\n' {
+                        out.push("\n", src_of(pos), true);
+                        pos += 1;
+                        continue;
+                    }
+                    out.push(&rest[..run_end], src_of(pos), true);
+                    pos += run_end;
                 }
             }
         }

@@ -84,38 +84,53 @@ fn is_terminal(c: char) -> bool {
 /// Splits `text` into sentences whose ranges tile `0..text.len()`: each range runs up to the
 /// start of the next sentence (trailing whitespace included), so every offset belongs to
 /// exactly one sentence.
+///
+/// Works on byte offsets in one pass (the index splits a whole wiki's text with it):
+/// candidate positions are found with `memchr`, and characters are decoded only around
+/// them.
 pub fn split(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
     let mut starts = vec![0];
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
-    while i < chars.len() {
-        let (pos, c) = chars[i];
-        if c == '\n' && next_to_pipe(&chars, i) {
+    while i < b.len() {
+        // Next candidate: an ASCII terminal, a newline, or the lead byte of a multibyte
+        // terminal (`…` E2 80 A6; `。` E3 80 82; `！` EF BC 81; `？` EF BC 9F).
+        let Some(off) = b[i..]
+            .iter()
+            .position(|&c| matches!(c, b'.' | b'!' | b'?' | b'\n' | 0xE2 | 0xE3 | 0xEF))
+        else {
+            break;
+        };
+        let pos = i + off;
+        let c = text[pos..].chars().next().expect("on a char boundary");
+        let clen = c.len_utf8();
+        if c == '\n' && next_to_pipe(text, pos) {
             // Pipe rows survive into plain text only from tables the markdown parser did not
             // recognise; each row is its own claim.
-            let mut j = i + 1;
-            while j < chars.len() && chars[j].1.is_whitespace() {
-                j += 1;
+            let j = pos + 1 + text[pos + 1..].len() - text[pos + 1..].trim_start().len();
+            if j < b.len() {
+                starts.push(j);
             }
-            if j < chars.len() {
-                starts.push(chars[j].0);
-            }
-            i = j;
+            i = j.max(pos + 1);
             continue;
         }
         if !is_terminal(c) {
-            i += 1;
+            i = pos + clen;
             continue;
         }
-        let mut j = i + 1;
-        while j < chars.len() && (is_terminal(chars[j].1) || is_closing(chars[j].1)) {
-            j += 1;
+        // Further terminals and closing quotes or brackets belong to this sentence.
+        let mut j = pos + clen;
+        let mut dots = usize::from(c == '.');
+        for d in text[j..].chars() {
+            if is_terminal(d) || is_closing(d) {
+                dots += usize::from(d == '.');
+                j += d.len_utf8();
+            } else {
+                break;
+            }
         }
-        let mut k = j;
-        while k < chars.len() && chars[k].1.is_whitespace() {
-            k += 1;
-        }
-        if k == chars.len() {
+        let k = j + text[j..].len() - text[j..].trim_start().len();
+        if k == b.len() {
             break;
         }
         let cjk_stop = matches!(c, '。' | '！' | '？');
@@ -124,10 +139,10 @@ pub fn split(text: &str) -> Vec<Range<usize>> {
             i = j;
             continue;
         }
-        let next_word = word_at(&chars, k);
-        let ellipsis = chars[i..j].iter().filter(|(_, t)| *t == '.').count() >= 3;
-        if ends_sentence(text, pos, c, ellipsis, chars[k].1, &next_word) {
-            starts.push(chars[k].0);
+        let next_char = text[k..].chars().next().expect("k < len");
+        let next_word = word_at(text, k);
+        if ends_sentence(text, pos, c, dots >= 3, next_char, next_word) {
+            starts.push(k);
         }
         i = k;
     }
@@ -145,22 +160,19 @@ pub fn split(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether the line break at `i` ends or precedes a `|`-delimited table row.
-fn next_to_pipe(chars: &[(usize, char)], i: usize) -> bool {
-    let before = chars[..i]
-        .iter()
-        .rev()
-        .find(|(_, c)| *c != ' ' && *c != '\t');
-    let after = chars[i + 1..].iter().find(|(_, c)| *c != ' ' && *c != '\t');
-    before.is_some_and(|(_, c)| *c == '|') || after.is_some_and(|(_, c)| *c == '|')
+/// Whether the line break at byte `i` ends or precedes a `|`-delimited table row.
+fn next_to_pipe(text: &str, i: usize) -> bool {
+    let before = text[..i].trim_end_matches([' ', '\t']);
+    let after = text[i + 1..].trim_start_matches([' ', '\t']);
+    before.ends_with('|') || after.starts_with('|')
 }
 
-fn word_at(chars: &[(usize, char)], k: usize) -> String {
-    chars[k..]
-        .iter()
-        .map(|(_, c)| *c)
-        .take_while(|c| c.is_alphanumeric() || matches!(c, '\'' | '’' | '-'))
-        .collect()
+fn word_at(text: &str, k: usize) -> &str {
+    let end = text[k..]
+        .char_indices()
+        .find(|(_, c)| !(c.is_alphanumeric() || matches!(c, '\'' | '’' | '-')))
+        .map_or(text.len(), |(i, _)| k + i);
+    &text[k..end]
 }
 
 /// Decides whether the terminal `c` at byte `pos` ends a sentence, given the first

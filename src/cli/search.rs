@@ -1,0 +1,52 @@
+//! `wikiwit search QUERY [--page TITLE] [--limit N]`.
+
+use super::{IndexArg, Outcome, query_cmds};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    query: String,
+    /// Search within this page only.
+    #[arg(long)]
+    page: Option<String>,
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    #[command(flatten)]
+    index: IndexArg,
+    /// One JSON object per hit.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let index = args.index.open()?;
+    query_cmds::run(
+        || wikiwit::query::text::search(&index, &args.query, args.page.as_deref(), args.limit),
+        |out, hits| {
+            for h in &hits {
+                if args.json {
+                    super::print_json(out, h)?;
+                    continue;
+                }
+                let place = h
+                    .anchor
+                    .as_ref()
+                    .map(|a| format!("#{a}"))
+                    .unwrap_or_default();
+                let via = h
+                    .via
+                    .as_ref()
+                    .map(|v| format!(" (via {v})"))
+                    .unwrap_or_default();
+                writeln!(out, "{:.3}\t{}{place}{via}", h.score, h.page)?;
+                if let Some(b) = &h.best {
+                    writeln!(
+                        out,
+                        "\t[{}:{} bytes {}..{}] {}",
+                        h.section, b.sentence, b.start, b.end, b.text
+                    )?;
+                }
+            }
+            Ok(())
+        },
+    )
+}

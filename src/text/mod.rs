@@ -1,0 +1,107 @@
+//! Evidence text: what each section of a page says, as sentences with byte offsets back
+//! into the wikitext, and full-text search over it.
+//!
+//! The checker and the citation verifier need the *words* a locator points to: a
+//! section's sentences, a table row read with its header labels, an infobox field as
+//! `field: value`. They are produced at build time by the wikitext walker
+//! ([`crate::wikitext`]), stored per page (`text.rec`), and indexed for BM25 search
+//! ([`search`], tantivy).
+
+pub mod evidence;
+pub mod search;
+
+use serde::{Deserialize, Serialize};
+
+/// What a sentence was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SentenceKind {
+    Prose,
+    List,
+    /// A table row, as `label: value; label: value`.
+    Table,
+    /// An infobox field, as `field: value`.
+    Infobox,
+}
+
+/// One sentence (or list item, table row, infobox field) of a section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sentence {
+    pub text: String,
+    pub kind: SentenceKind,
+    /// Byte range in the page's wikitext.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The text of one section: section 0 is the lead, section `i` the `i`-th heading.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionText {
+    pub sentences: Vec<Sentence>,
+}
+
+/// The text of a page, one entry per section (lead first), aligned with the page's
+/// [`crate::wikitext::PageStructure::sections`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageText {
+    pub sections: Vec<SectionText>,
+}
+
+impl PageText {
+    /// All sentences with their section number, in document order.
+    pub fn sentences(&self) -> impl Iterator<Item = (u32, usize, &Sentence)> {
+        self.sections.iter().enumerate().flat_map(|(s, sec)| {
+            sec.sentences
+                .iter()
+                .enumerate()
+                .map(move |(i, x)| (s as u32, i, x))
+        })
+    }
+
+    /// The section's text as one string (sentences joined by spaces, rows by newlines).
+    pub fn section_string(&self, section: usize) -> String {
+        let mut out = String::new();
+        if let Some(sec) = self.sections.get(section) {
+            for (i, s) in sec.sentences.iter().enumerate() {
+                if i > 0 {
+                    let prev = sec.sentences[i - 1].kind;
+                    out.push(
+                        if prev == SentenceKind::Prose && s.kind == SentenceKind::Prose {
+                            ' '
+                        } else {
+                            '\n'
+                        },
+                    );
+                }
+                out.push_str(&s.text);
+            }
+        }
+        out
+    }
+}
+
+/// Markup left in rendered text by broken syntax (an unclosed `{{` shows as itself in
+/// MediaWiki too). It carries no meaning for evidence matching and is removed.
+pub fn strip_residue(s: &str) -> String {
+    let mut out = s.to_string();
+    for tok in ["[[", "]]", "{{", "}}", "{|", "|}", "'''", "''"] {
+        if out.contains(tok) {
+            out = out.replace(tok, "");
+        }
+    }
+    out
+}
+
+/// Splits prose into sentences with the report parser's rules (abbreviations, initials,
+/// decimals): ranges into `text`, whitespace-trimmed, empty ones dropped.
+pub fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
+    crate::cite::parse::split_sentences(text)
+        .into_iter()
+        .filter_map(|r| {
+            let s = &text[r.clone()];
+            let lead = s.len() - s.trim_start().len();
+            let trail = s.len() - s.trim_end().len();
+            (lead < s.len()).then(|| r.start + lead..r.end - trail)
+        })
+        .collect()
+}
