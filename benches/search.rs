@@ -59,7 +59,7 @@ fn main() -> anyhow::Result<()> {
     let mut first = 0;
     for (page, q) in &queries {
         let t = Instant::now();
-        let hits = wikiwit::query::text::search(&index, q, None, 10)?;
+        let hits = wikiwit::query::text::search(&index, q, Default::default(), 10)?;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         let want = index.page(*page)?.id;
         if hits.first().is_some_and(|h| h.page_id == want) {

@@ -99,7 +99,11 @@ fn an_index_of_another_format_version_is_refused() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
-        text.replacen("\"format_version\": 1", "\"format_version\": 99", 1),
+        text.replacen(
+            &format!("\"format_version\": {}", wikiwit::index::FORMAT_VERSION),
+            "\"format_version\": 99",
+            1,
+        ),
     )
     .unwrap();
     let o = wikiwit()
@@ -109,7 +113,10 @@ fn an_index_of_another_format_version_is_refused() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("format version 99, but this wikiwit reads version 1"),
+        stderr(&o).contains(&format!(
+            "format version 99, but this wikiwit reads version {}",
+            wikiwit::index::FORMAT_VERSION
+        )),
         "{}",
         stderr(&o)
     );

@@ -71,6 +71,15 @@ fn real_sentences_search_and_redirects_on_enwiki_2016() {
     );
     assert!(hits.iter().all(|h| h["page"] == "Abacus"));
     assert_eq!(hits[0]["anchor"], "Binary_abacus");
+    // Within one section: only that section can answer, even for words that fit
+    // another one better.
+    let hits = search(
+        &index,
+        "binary abacus computers manipulate numbers",
+        &["--page", "Abacus", "--section", "History"],
+    );
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["anchor"] == "History"), "{hits:?}");
     // A redirect's title finds its target.
     let hits = search(&index, "AfroAsiaticLanguages", &[]);
     assert_eq!(hits[0]["page"], "Afroasiatic languages");

@@ -393,9 +393,7 @@ fn build_in_pool(
         None
     };
     let text_index = if opts.text {
-        Some(crate::text::search::TextIndexWriter::create(
-            &dir, &site.lang, 256,
-        )?)
+        Some(crate::text::search::TextIndexWriter::create(&dir, 256)?)
     } else {
         None
     };

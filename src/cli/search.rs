@@ -1,4 +1,4 @@
-//! `wikiwit search QUERY [--page TITLE] [--limit N]`.
+//! `wikiwit search QUERY [--page TITLE [--section ANCHOR]] [--limit N]`.
 
 use super::{IndexArg, Outcome, query_cmds};
 
@@ -8,6 +8,9 @@ pub struct Args {
     /// Search within this page only.
     #[arg(long)]
     page: Option<String>,
+    /// Search within this section of `--page` only (its anchor; empty for the lead).
+    #[arg(long, requires = "page")]
+    section: Option<String>,
     #[arg(long, default_value_t = 10)]
     limit: usize,
     #[command(flatten)]
@@ -20,7 +23,13 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
     query_cmds::run(
-        || wikiwit::query::text::search(&index, &args.query, args.page.as_deref(), args.limit),
+        || {
+            let scope = wikiwit::query::text::Scope {
+                page: args.page.as_deref(),
+                section: args.section.as_deref(),
+            };
+            wikiwit::query::text::search(&index, &args.query, scope, args.limit)
+        },
         |out, hits| {
             for h in &hits {
                 if args.json {

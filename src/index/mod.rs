@@ -27,7 +27,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// File names inside an index directory.
 pub mod files {
@@ -327,9 +327,8 @@ impl Index {
                 path: self.dir.clone(),
             });
         }
-        let lang = self.manifest.site.lang.clone();
         match self.searcher.get_or_init(|| {
-            crate::text::search::TextSearcher::open(&self.dir, &lang).map_err(|e| e.to_string())
+            crate::text::search::TextSearcher::open(&self.dir).map_err(|e| e.to_string())
         }) {
             Ok(s) => Ok(s),
             Err(e) => Err(IndexError::DataCorruption {

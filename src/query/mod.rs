@@ -25,6 +25,8 @@ pub enum QueryError {
     NotFound(String),
     #[error(transparent)]
     Index(#[from] IndexError),
+    #[error(transparent)]
+    Search(#[from] crate::text::search::SearchError),
 }
 
 impl QueryError {

@@ -117,21 +117,45 @@ pub struct SearchResult {
     pub best: Option<ScoredSentence>,
 }
 
-/// BM25 search over the whole wiki or (`page`) one page.
+/// Where a search looks: the whole wiki, one page, or one section of a page.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scope<'a> {
+    /// A title (redirects followed).
+    pub page: Option<&'a str>,
+    /// A section anchor of that page (`None`: every section; `""`: the lead).
+    pub section: Option<&'a str>,
+}
+
+/// BM25 search over the whole wiki, one page or one section.
 pub fn search(
     index: &Index,
     query: &str,
-    page: Option<&str>,
+    scope: Scope<'_>,
     limit: usize,
 ) -> Result<Vec<SearchResult>, QueryError> {
     let searcher = index.searcher()?;
-    let restrict = match page {
-        Some(t) => Some(find_page(index, t)?.number),
-        None => None,
+    let (restrict, section) = match scope.page {
+        Some(t) => {
+            let found = find_page(index, t)?;
+            let section = match scope.section {
+                Some(a) => {
+                    let s = index.structure(found.number)?;
+                    Some(section_number(&s, a).ok_or_else(|| {
+                        QueryError::NotFound(format!("{}: no section {a:?}", found.title))
+                    })?)
+                }
+                None => None,
+            };
+            (Some(found.number), section)
+        }
+        None if scope.section.is_some() => {
+            return Err(QueryError::NotFound(
+                "a section restriction needs a page".into(),
+            ));
+        }
+        None => (None, None),
     };
-    let hits = searcher
-        .search(query, restrict, None, limit)
-        .map_err(|e| QueryError::NotFound(e.to_string()))?;
+    let hits = searcher.search(query, restrict, section, limit)?;
     let mut out = Vec::with_capacity(hits.len());
     for h in hits {
         let rec = index.page(h.page)?;

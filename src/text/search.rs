@@ -1,10 +1,12 @@
 //! The full-text index: one tantivy document per section (title, redirect titles,
 //! heading, text), BM25 over the whole wiki, one page, or one section.
 //!
-//! Tantivy assigns segment names at random, so this directory is the one part of an
-//! index that is not byte-identical between builds; results are made deterministic by
-//! ordering hits on (score, page, section) and by indexing with a single writer thread
-//! in dump order.
+//! Tantivy assigns segment names at random and its two indexing threads split documents
+//! between segments as they come, so this directory is the one part of an index that is
+//! not byte-identical between builds. Results are deterministic nonetheless: BM25
+//! statistics (document frequencies, average field lengths) are taken over the whole
+//! index, not per segment, so a document's score does not depend on its segment, and
+//! hits are ordered on (score, page, section).
 
 use std::path::Path;
 
@@ -44,18 +46,18 @@ struct Fields {
     body: Field,
 }
 
-/// The tokenizer: English stemming for English wikis, plain lower-casing otherwise.
-fn tokenizer(lang: &str) -> &'static str {
-    let _ = lang;
-    "default"
-}
+/// Tantivy's `default` tokenizer: split on non-alphanumeric characters, lower-case, drop
+/// tokens over 40 bytes. No stemming: it is language-neutral (the index serves every
+/// wiki language alike) and evidence matching is exact about word forms; the citation
+/// scorer does its own, documented normalization on the candidates search returns.
+const TOKENIZER: &str = "default";
 
-fn schema(lang: &str) -> (Schema, Fields) {
+fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let options = |record| {
         TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
-                .set_tokenizer(tokenizer(lang))
+                .set_tokenizer(TOKENIZER)
                 .set_index_option(record),
         )
     };
@@ -130,11 +132,7 @@ impl DocMaker {
 
 impl TextIndexWriter {
     /// Creates the index in `dir/text`.
-    pub fn create(
-        dir: &Path,
-        lang: &str,
-        memory_mb: usize,
-    ) -> Result<TextIndexWriter, SearchError> {
+    pub fn create(dir: &Path, memory_mb: usize) -> Result<TextIndexWriter, SearchError> {
         let path = dir.join(DIR);
         std::fs::create_dir_all(&path).map_err(|e| SearchError {
             what: "creating the directory",
@@ -142,7 +140,7 @@ impl TextIndexWriter {
                 tantivy::directory::error::OpenDirectoryError::wrap_io_error(e, path.clone()),
             ),
         })?;
-        let (schema, fields) = schema(lang);
+        let (schema, fields) = schema();
         let settings = tantivy::IndexSettings {
             docstore_compression: tantivy::store::Compressor::None,
             ..Default::default()
@@ -199,13 +197,12 @@ pub struct TextSearcher {
     index: Index,
     reader: IndexReader,
     fields: Fields,
-    lang: String,
 }
 
 impl TextSearcher {
-    pub fn open(dir: &Path, lang: &str) -> Result<TextSearcher, SearchError> {
+    pub fn open(dir: &Path) -> Result<TextSearcher, SearchError> {
         let index = Index::open_in_dir(dir.join(DIR)).map_err(err("opening"))?;
-        let (_, fields) = schema(lang);
+        let (_, fields) = schema();
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -215,7 +212,6 @@ impl TextSearcher {
             index,
             reader,
             fields,
-            lang: lang.to_string(),
         })
     }
 
@@ -290,12 +286,12 @@ impl TextSearcher {
         Ok(hits)
     }
 
-    /// Terms of `text` as the body field indexes them (lower-cased, stemmed for English).
+    /// Terms of `text` as the body field indexes them (split and lower-cased).
     pub fn terms(&self, text: &str) -> Vec<String> {
         let mut analyzer = self
             .index
             .tokenizers()
-            .get(tokenizer(&self.lang))
+            .get(TOKENIZER)
             .expect("built-in tokenizer");
         let mut stream = analyzer.token_stream(text);
         let mut out = Vec::new();
