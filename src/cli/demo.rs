@@ -159,6 +159,39 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         writeln!(out, "  sibling {:<18} {}", s.title, why.join("; "))?;
     }
 
+    writeln!(
+        out,
+        "\n== 4. Evidence text: search, then the exact sentence =="
+    )?;
+    let q = "which river forms the border between Europe and Asia";
+    writeln!(out, "  search {q:?}:")?;
+    let hits = wikiwit::query::text::search(&index, q, Default::default(), 3)?;
+    for h in &hits {
+        let place = h
+            .anchor
+            .as_ref()
+            .map(|a| format!("#{a}"))
+            .unwrap_or_default();
+        writeln!(out, "  {:>7.3}  {}{place}", h.score, h.page)?;
+        if let Some(b) = &h.best {
+            writeln!(
+                out,
+                "           sentence {} (wikitext bytes {}..{}): {}",
+                b.sentence, b.start, b.end, b.text
+            )?;
+        }
+    }
+    if let Some(top) = hits.first() {
+        let view = wikiwit::query::text::text(&index, &top.page, top.anchor.as_deref())?;
+        let n: usize = view.sections.iter().map(|s| s.sentences.len()).sum();
+        writeln!(
+            out,
+            "  locator {}#{} has {n} sentence(s); each resolves to a byte range of the wikitext",
+            top.page,
+            top.anchor.clone().unwrap_or_default()
+        )?;
+    }
+
     if args.keep.is_some() {
         writeln!(out, "\nindex kept in {}", report.dir.display())?;
     }
