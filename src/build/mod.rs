@@ -192,8 +192,11 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
                 text.as_ref()
             };
             let docs = maker.docs(&display, &headings, t);
-            let bytes =
-                index::encode(&text.clone().unwrap_or_default()).map_err(|e| bad(e.to_string()))?;
+            let bytes = match &text {
+                Some(t) => index::encode(t),
+                None => index::encode(&crate::text::PageText::default()),
+            }
+            .map_err(|e| bad(e.to_string()))?;
             (bytes, docs)
         }
     };
