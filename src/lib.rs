@@ -8,7 +8,9 @@
 pub mod build;
 pub mod cite;
 pub mod dump;
+pub mod eval;
 pub mod export;
+pub mod frontier;
 pub mod index;
 pub mod lists;
 pub mod query;

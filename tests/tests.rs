@@ -7,6 +7,7 @@ mod bad_input;
 mod cite;
 mod cli;
 mod formats;
+mod frontier;
 mod hostile;
 mod oracle;
 mod structure;

@@ -192,6 +192,32 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         )?;
     }
 
+    writeln!(
+        out,
+        "\n== 5. Source frontier: which pages a question needs, and why =="
+    )?;
+    let question = "Which river that flows into the Caspian Sea crosses Russia and Kazakhstan?";
+    writeln!(
+        out,
+        "  seed List of transboundary rivers, table 1; question: {question}"
+    )?;
+    let f = wikiwit::frontier::plan(
+        &index,
+        &wikiwit::frontier::PlanOptions {
+            seed: "List of transboundary rivers".into(),
+            query: question.into(),
+            table: Some(1),
+            ops: wikiwit::frontier::Op::DEFAULT.to_vec(),
+            limit: 3,
+            row_ratio: wikiwit::frontier::planner::ROW_RATIO,
+        },
+    )?;
+    let mut text = Vec::new();
+    super::frontier::print_text(&mut text, &f, 2)?;
+    for line in String::from_utf8_lossy(&text).lines() {
+        writeln!(out, "  {line}")?;
+    }
+
     if args.keep.is_some() {
         writeln!(out, "\nindex kept in {}", report.dir.display())?;
     }

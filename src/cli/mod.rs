@@ -4,7 +4,9 @@
 mod build;
 mod category;
 mod demo;
+mod eval;
 mod export;
+mod frontier;
 mod info;
 mod infobox;
 mod links;
@@ -60,6 +62,10 @@ enum Command {
     Text(text::Args),
     /// Full-text search (BM25) with the best-matching sentence of each hit.
     Search(search::Args),
+    /// Source frontier: the pages a question over the seed needs, each with its provenance.
+    Frontier(frontier::Args),
+    /// Evaluate frontier configurations on instances with gold pages.
+    Eval(eval::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -105,6 +111,8 @@ pub fn main() -> ExitCode {
         Command::Siblings(a) => siblings::run(a),
         Command::Text(a) => text::run(a),
         Command::Search(a) => search::run(a),
+        Command::Frontier(a) => frontier::run(a),
+        Command::Eval(a) => eval::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {

@@ -1,0 +1,307 @@
+//! `wikiwit eval`: scores frontier configurations on question instances with gold pages.
+//!
+//! An instance (one JSON object per line, the format of
+//! `ottqa-frontier-sample-100.jsonl`) names a question, its seed page and table, and the
+//! gold pages whose text holds the answer. Each configuration predicts a set of pages;
+//! titles on both sides are normalized and followed through redirects before they are
+//! compared, so an alias is not a miss. With two configurations the per-instance F1s are
+//! compared pairwise ([`bootstrap`]).
+
+pub mod bootstrap;
+pub mod keys;
+pub mod metrics;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::frontier::{self, FrontierError, Op, PlanOptions};
+use crate::index::{Index, IndexError, Lookup};
+use crate::query::find_page;
+use metrics::Prf;
+
+/// Errors reading instances or scoring them.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    BadInstance {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: no instances")]
+    Empty { path: PathBuf },
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+}
+
+/// One question with its gold pages.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Instance {
+    pub id: String,
+    pub query: String,
+    pub seed: String,
+    /// 1-based table of the seed the question is about.
+    #[serde(default)]
+    pub seed_table: Option<usize>,
+    pub gold_pages: Vec<String>,
+    #[serde(default)]
+    pub gold_rows: Vec<usize>,
+    #[serde(default)]
+    pub answer: serde_json::Value,
+    /// Primary keys of the rows the answer needs (for key scoring).
+    #[serde(default)]
+    pub gold_keys: Option<Vec<String>>,
+}
+
+/// Reads instances, one JSON object per non-blank line.
+pub fn read_instances(path: &Path) -> Result<Vec<Instance>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let inst: Instance = serde_json::from_str(line).map_err(|e| EvalError::BadInstance {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        if inst.seed_table == Some(0) {
+            return Err(EvalError::BadInstance {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: "seed_table is 1-based; 0 is not a table".into(),
+            });
+        }
+        out.push(inst);
+    }
+    if out.is_empty() {
+        return Err(EvalError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(out)
+}
+
+/// A way of predicting an instance's pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Config {
+    /// The planner with its default operators, on the instance's table.
+    Planner,
+    /// Every outlink of the seed.
+    Outlinks,
+    /// Every page linked from the instance's table.
+    SeedTable,
+}
+
+impl Config {
+    pub fn name(self) -> &'static str {
+        match self {
+            Config::Planner => "planner",
+            Config::Outlinks => "outlinks",
+            Config::SeedTable => "seed-table",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Config> {
+        [Config::Planner, Config::Outlinks, Config::SeedTable]
+            .into_iter()
+            .find(|c| c.name() == s)
+    }
+}
+
+/// How one instance scored under one configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstanceScore {
+    pub id: String,
+    pub predicted: Vec<String>,
+    pub gold: Vec<String>,
+    #[serde(flatten)]
+    pub prf: Prf,
+    /// Key precision / recall / F1, when the instance has `gold_keys`.
+    pub keys: Option<Prf>,
+    /// Why nothing could be predicted (e.g. the seed is not in the index).
+    pub error: Option<String>,
+}
+
+/// One configuration's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigReport {
+    pub config: Config,
+    #[serde(rename = "macro")]
+    pub macro_avg: Prf,
+    /// Macro key scores over the instances that have gold keys.
+    pub keys_macro: Option<Prf>,
+    pub mean_predicted: f64,
+    pub instances: Vec<InstanceScore>,
+}
+
+/// The whole evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub instances: usize,
+    pub configs: Vec<ConfigReport>,
+    /// F1 of the first configuration minus the second's, paired.
+    pub comparison: Option<bootstrap::Paired>,
+}
+
+/// The canonical title of `t`: normalized, redirects followed; a title with no page is
+/// kept in its normalized form (it can still match a prediction that names it).
+pub fn canonical_title(index: &Index, t: &str) -> String {
+    match find_page(index, t) {
+        Ok(f) => f.title,
+        Err(_) => match index.lookup(t) {
+            Lookup::Missing(x) | Lookup::Page(x, _) | Lookup::Interwiki(x) => {
+                index.codec().prefixed_text(x.ns, &x.dbkey)
+            }
+            Lookup::Invalid(_) => t.trim().to_string(),
+        },
+    }
+}
+
+/// Predicted pages (titles) and keys of one instance.
+/// The planner's settings in an evaluation.
+#[derive(Debug, Clone, Copy)]
+pub struct PlannerSettings {
+    pub limit: usize,
+    pub row_ratio: f64,
+}
+
+impl Default for PlannerSettings {
+    fn default() -> Self {
+        PlannerSettings {
+            limit: 10,
+            row_ratio: frontier::planner::ROW_RATIO,
+        }
+    }
+}
+
+fn predict(
+    index: &Index,
+    inst: &Instance,
+    config: Config,
+    settings: PlannerSettings,
+) -> Result<(Vec<String>, Vec<String>), FrontierError> {
+    let cands = match config {
+        Config::Outlinks => frontier::outlinks(index, &inst.seed)?
+            .pages()
+            .into_iter()
+            .cloned()
+            .collect(),
+        Config::SeedTable => frontier::seed_table(index, &inst.seed, inst.seed_table, None)?
+            .pages()
+            .into_iter()
+            .cloned()
+            .collect(),
+        Config::Planner => {
+            let f = frontier::plan(
+                index,
+                &PlanOptions {
+                    seed: inst.seed.clone(),
+                    query: inst.query.clone(),
+                    table: inst.seed_table,
+                    ops: Op::DEFAULT.to_vec(),
+                    limit: settings.limit,
+                    row_ratio: settings.row_ratio,
+                },
+            )?;
+            f.pages.into_iter().map(|r| r.candidate).collect::<Vec<_>>()
+        }
+    };
+    let keys = cands
+        .iter()
+        .map(|c| c.key.clone().unwrap_or_else(|| c.title.clone()))
+        .collect();
+    Ok((cands.into_iter().map(|c| c.title).collect(), keys))
+}
+
+fn score_instance(
+    index: &Index,
+    inst: &Instance,
+    config: Config,
+    settings: PlannerSettings,
+) -> Result<InstanceScore, EvalError> {
+    let gold: BTreeSet<String> = inst
+        .gold_pages
+        .iter()
+        .map(|t| canonical_title(index, t))
+        .collect();
+    let (predicted, keys, error) = match predict(index, inst, config, settings) {
+        Ok((p, k)) => (p, k, None),
+        Err(e) if e.is_not_found() => (Vec::new(), Vec::new(), Some(e.to_string())),
+        Err(e) => return Err(e.into()),
+    };
+    let pset: BTreeSet<String> = predicted.iter().cloned().collect();
+    Ok(InstanceScore {
+        id: inst.id.clone(),
+        prf: Prf::score(&pset, &gold),
+        keys: inst.gold_keys.as_ref().map(|g| {
+            keys::key_scores(
+                keys.iter().map(String::as_str),
+                g.iter().map(String::as_str),
+            )
+        }),
+        predicted,
+        gold: gold.into_iter().collect(),
+        error,
+    })
+}
+
+/// Scores every configuration on every instance; instances run in parallel, results
+/// keep the input order.
+pub fn evaluate(
+    index: &Index,
+    instances: &[Instance],
+    configs: &[Config],
+    settings: PlannerSettings,
+) -> Result<EvalReport, EvalError> {
+    let mut reports = Vec::new();
+    for &config in configs {
+        let scores: Vec<InstanceScore> = instances
+            .par_iter()
+            .map(|inst| score_instance(index, inst, config, settings))
+            .collect::<Result<_, _>>()?;
+        let prfs: Vec<Prf> = scores.iter().map(|s| s.prf).collect();
+        let key_prfs: Vec<Prf> = scores.iter().filter_map(|s| s.keys).collect();
+        reports.push(ConfigReport {
+            config,
+            macro_avg: Prf::macro_average(&prfs),
+            keys_macro: (!key_prfs.is_empty()).then(|| Prf::macro_average(&key_prfs)),
+            mean_predicted: scores.iter().map(|s| s.predicted.len()).sum::<usize>() as f64
+                / scores.len().max(1) as f64,
+            instances: scores,
+        });
+    }
+    let comparison = match &reports[..] {
+        [a, b, ..] => {
+            let f = |r: &ConfigReport| r.instances.iter().map(|s| s.prf.f1).collect::<Vec<_>>();
+            Some(bootstrap::paired(
+                &f(a),
+                &f(b),
+                bootstrap::RESAMPLES,
+                bootstrap::SEED,
+            ))
+        }
+        _ => None,
+    };
+    Ok(EvalReport {
+        instances: instances.len(),
+        configs: reports,
+        comparison,
+    })
+}

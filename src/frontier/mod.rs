@@ -1,0 +1,179 @@
+//! The source frontier: given a seed page and a question, which other pages does a table
+//! need — and, for every page, which operator brought it in and from where.
+//!
+//! Provenance is part of the answer: an auditor rejects a page nobody can explain, so
+//! every [`Candidate`] carries the chain of [`Step`]s that produced it (operator, role,
+//! the page and locator it came from, a reason). [`operators`] are the deterministic
+//! moves (outlinks, seed-table, seed-list, sibling-list, redirect, entity-page, category,
+//! count); [`planner`] composes them for a question and ranks what they find with BM25.
+
+pub mod operators;
+pub mod planner;
+mod rows;
+
+use serde::Serialize;
+
+use crate::index::{Index, IndexError, Resolution};
+use crate::query::QueryError;
+
+pub use operators::{
+    CountSource, OperatorResult, Unresolved, category, count, entity_page, outlinks, redirect,
+    seed_list, seed_table, sibling_list,
+};
+pub use planner::{Frontier, Op, PlanOptions, Rejected, plan};
+
+/// What a page is for, in the table being built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Role {
+    /// The page the curator started from.
+    #[serde(rename = "seed")]
+    Seed,
+    /// A list or overview page: where rows come from.
+    #[serde(rename = "list/overview")]
+    ListOverview,
+    /// A page about one row's entity.
+    #[serde(rename = "entity")]
+    Entity,
+    /// The canonical page several aliases (redirects) lead to.
+    #[serde(rename = "redirect-canonical")]
+    RedirectCanonical,
+    /// A page whose list or table fixes how many rows there should be.
+    #[serde(rename = "count-source")]
+    CountSource,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Seed => "seed",
+            Role::ListOverview => "list/overview",
+            Role::Entity => "entity",
+            Role::RedirectCanonical => "redirect-canonical",
+            Role::CountSource => "count-source",
+        }
+    }
+}
+
+/// One move that brought a page in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// Operator name: `outlinks`, `seed-table`, `seed-list`, `sibling-list`, `redirect`,
+    /// `entity-page`, `category`, `count`.
+    pub operator: &'static str,
+    pub role: Role,
+    /// The page the step read.
+    pub from: String,
+    /// Where in that page: `Seed#Table 2 row 5 col 1`, `Seed#Rivers list item 3`, …
+    pub locator: String,
+    pub reason: String,
+}
+
+/// A page an operator found, with how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub title: String,
+    /// Page number in the index.
+    #[serde(skip)]
+    pub page: u32,
+    pub role: Role,
+    /// The steps from the seed to this page, first to last (never empty).
+    pub chain: Vec<Step>,
+    /// The text the page was found in (a table row read with its labels, a list item):
+    /// what the planner matches against the question.
+    pub context: String,
+    /// The row's entity key (its key-column cell text), when found in a table.
+    pub key: Option<String>,
+    /// Linked from the row's key column: the page about the row's own entity.
+    pub in_key_column: bool,
+    /// Table, data row and column of the cell it was linked from.
+    #[serde(skip)]
+    pub cell: Option<(usize, usize, usize)>,
+}
+
+impl Candidate {
+    /// The operator that produced the page (the chain's first step).
+    pub fn operator(&self) -> &'static str {
+        self.chain.first().map(|s| s.operator).unwrap_or("")
+    }
+}
+
+/// Errors of the frontier operators and planner.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontierError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Search(#[from] crate::text::search::SearchError),
+}
+
+impl FrontierError {
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, FrontierError::NotFound(_))
+    }
+}
+
+impl From<QueryError> for FrontierError {
+    fn from(e: QueryError) -> FrontierError {
+        match e {
+            QueryError::NotFound(m) => FrontierError::NotFound(m),
+            QueryError::Index(i) => FrontierError::Index(i),
+            QueryError::Search(s) => FrontierError::Search(s),
+        }
+    }
+}
+
+/// Where a link target leads: the page, and the redirect followed to get there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Target {
+    pub page: u32,
+    pub title: String,
+    /// The redirect's title, when the link went through one.
+    pub via: Option<String>,
+}
+
+/// Follows `(ns, dbkey)` to its final page; `None` for red links and broken redirects.
+pub(crate) fn target(index: &Index, ns: i32, dbkey: &str) -> Result<Option<Target>, IndexError> {
+    let Some(n) = index.find(ns, dbkey) else {
+        return Ok(None);
+    };
+    let rec = index.page(n)?;
+    match &rec.redirect {
+        None => Ok(Some(Target {
+            page: n,
+            title: index.display_title(&rec),
+            via: None,
+        })),
+        Some(rd) => match rd.resolution {
+            Resolution::Page { page, .. } => Ok(Some(Target {
+                page,
+                title: index.display_title(&index.page(page)?),
+                via: Some(index.display_title(&rec)),
+            })),
+            _ => Ok(None),
+        },
+    }
+}
+
+/// The role of a page reached by a link: list pages are where rows come from.
+pub(crate) fn role_of(index: &Index, page: u32) -> Result<Role, IndexError> {
+    Ok(if index.page(page)?.list_page {
+        Role::ListOverview
+    } else {
+        Role::Entity
+    })
+}
+
+/// The step recording that a link went through a redirect (alias → canonical page).
+pub(crate) fn redirect_step(t: &Target) -> Option<Step> {
+    t.via.as_ref().map(|via| Step {
+        operator: "redirect",
+        role: Role::RedirectCanonical,
+        from: via.clone(),
+        locator: via.clone(),
+        reason: format!("{via:?} redirects to {:?}", t.title),
+    })
+}

@@ -1,0 +1,574 @@
+//! The planner: composes the operators for a question and ranks what they find.
+//!
+//! A question about a table names its rows by their content ("the player who only played
+//! in 2011") and asks for something the row's linked pages say. So the planner
+//! 1. gathers candidates with the chosen operators (by default the seed's tables and
+//!    lists, with links followed through redirects, and key cells without a link
+//!    resolved by `entity-page`);
+//! 2. scores every row or list item against the question with BM25 (wiki-wide IDF,
+//!    [`crate::text::evidence::best_sentences`]) and keeps the rows close to the best
+//!    one — a question rarely names more than a few rows;
+//! 3. scores each page linked from a kept row by its own text's best sentence for the
+//!    question (the page must say something the question asks about), and keeps the
+//!    pages whose row-plus-page score is close to the best.
+//!
+//! Everything not kept is returned as rejected, with the reason. Ties break on page
+//! title, so the same question gives the same frontier byte for byte.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::operators::{self, CountSource, OperatorResult, Unresolved};
+use super::{Candidate, FrontierError, Role, Step};
+use crate::index::Index;
+use crate::query::find_page;
+use crate::text::evidence::best_sentences;
+use crate::text::{PageText, SectionText, Sentence, SentenceKind};
+
+/// The operators the planner can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    Outlinks,
+    SeedTable,
+    SeedList,
+    SiblingList,
+    Redirect,
+    EntityPage,
+    Category,
+    Count,
+}
+
+impl Op {
+    pub const ALL: [Op; 8] = [
+        Op::Outlinks,
+        Op::SeedTable,
+        Op::SeedList,
+        Op::SiblingList,
+        Op::Redirect,
+        Op::EntityPage,
+        Op::Category,
+        Op::Count,
+    ];
+
+    /// What the planner runs unless told otherwise: the seed's own rows and items, their
+    /// aliases merged, unlinked key cells resolved, and the expected cardinality.
+    pub const DEFAULT: [Op; 5] = [
+        Op::SeedTable,
+        Op::SeedList,
+        Op::Redirect,
+        Op::EntityPage,
+        Op::Count,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Outlinks => "outlinks",
+            Op::SeedTable => "seed-table",
+            Op::SeedList => "seed-list",
+            Op::SiblingList => "sibling-list",
+            Op::Redirect => "redirect",
+            Op::EntityPage => "entity-page",
+            Op::Category => "category",
+            Op::Count => "count",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.name() == s)
+    }
+}
+
+/// What to plan.
+#[derive(Debug, Clone)]
+pub struct PlanOptions {
+    pub seed: String,
+    pub query: String,
+    /// Only rows of this table (1-based) answer the question.
+    pub table: Option<usize>,
+    pub ops: Vec<Op>,
+    /// At most this many pages in the frontier.
+    pub limit: usize,
+    /// Rows scoring at least this fraction of the best row are kept ([`ROW_RATIO`]).
+    pub row_ratio: f64,
+}
+
+/// Rows (or items) scoring at least this fraction of the best row (over the table's
+/// floor) are kept by default: a question singles out one row, but a comparison ("the
+/// older of …") or a near tie names a few.
+pub const ROW_RATIO: f64 = 0.8;
+/// Pages whose row-plus-page score reaches this fraction of the best page are kept.
+pub const PAGE_RATIO: f64 = 0.8;
+/// Sibling, category and outlink candidates have no row; only their own text is scored.
+const SENTENCES_PER_PAGE: usize = 1;
+
+/// A row or list item and its score against the question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitScore {
+    /// `Seed#Table 2 row 5` or `Seed#List item 3`.
+    pub locator: String,
+    pub text: String,
+    pub score: f64,
+    pub kept: bool,
+}
+
+/// A page in the frontier.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranked {
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    /// Row score + page score.
+    pub score: f64,
+    pub row_score: f64,
+    pub page_score: f64,
+    /// The page's sentence that best matches the question.
+    pub best_sentence: Option<String>,
+}
+
+/// A candidate left out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejected {
+    pub title: String,
+    pub operator: &'static str,
+    pub locator: String,
+    pub score: f64,
+    pub why: String,
+}
+
+/// The planner's answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Frontier {
+    pub seed: String,
+    pub query: String,
+    pub table: Option<usize>,
+    pub ops: Vec<Op>,
+    /// The seed itself, in the seed role.
+    pub seed_step: Step,
+    /// Rows and items, best first.
+    pub units: Vec<UnitScore>,
+    pub pages: Vec<Ranked>,
+    pub rejected: Vec<Rejected>,
+    pub unresolved: Vec<Unresolved>,
+    pub counts: Vec<CountSource>,
+}
+
+/// Plans the frontier for `opts`.
+pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError> {
+    if !(opts.row_ratio > 0.0 && opts.row_ratio <= 1.0) {
+        return Err(FrontierError::BadRequest(format!(
+            "the row ratio must be in (0, 1], not {}",
+            opts.row_ratio
+        )));
+    }
+    let searcher = index.searcher()?;
+    let seed = find_page(index, &opts.seed)?;
+    let ops: BTreeSet<Op> = opts.ops.iter().copied().collect();
+    let mut found: Vec<OperatorResult> = Vec::new();
+    let mut counts = Vec::new();
+    let mut unresolved = Vec::new();
+    for op in &ops {
+        let r = match op {
+            Op::Outlinks => operators::outlinks(index, &seed.title)?,
+            Op::SeedTable => operators::seed_table(index, &seed.title, opts.table, None)?,
+            Op::SeedList if opts.table.is_none() => operators::seed_list(index, &seed.title)?,
+            Op::SiblingList => operators::sibling_list(index, &seed.title, 50)?,
+            Op::Count => {
+                let mut r = operators::count(index, &seed.title, opts.table)?;
+                counts.append(&mut r.counts);
+                continue;
+            }
+            // Categories of the seed: members are peers of the seed's own subject.
+            Op::Category => {
+                let s = index.structure(seed.number)?;
+                let mut all = OperatorResult::default();
+                for c in &s.categories {
+                    let name = index
+                        .codec()
+                        .prefixed_text(crate::title::NS_CATEGORY, &c.dbkey);
+                    match operators::category(index, &name, 0) {
+                        Ok(mut r) => all.candidates.append(&mut r.candidates),
+                        Err(e) if e.is_not_found() => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                all
+            }
+            // Redirects are followed on every link (a `redirect` step in the chain) and
+            // candidates are merged by final page; entity-page runs on the kept rows.
+            Op::SeedList | Op::Redirect | Op::EntityPage => continue,
+        };
+        unresolved.extend(r.unresolved.iter().cloned());
+        found.push(r);
+    }
+
+    // 1. Units: rows and list items, scored against the question.
+    let mut unit_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unit_texts: Vec<(String, String)> = Vec::new();
+    for c in found.iter().flat_map(|r| &r.candidates) {
+        if let Some(u) = unit_locator(c) {
+            unit_of.entry(u.clone()).or_insert_with(|| {
+                unit_texts.push((u, c.context.clone()));
+                unit_texts.len() - 1
+            });
+        }
+    }
+    let unit_scores = score_units(searcher, &unit_texts, &opts.query);
+    let best_unit = unit_scores.iter().copied().fold(0.0, f64::max);
+    let kept_unit = |i: usize| best_unit > 0.0 && unit_scores[i] >= opts.row_ratio * best_unit;
+
+    // 2. Candidates of kept units (all units when none matches), and unit-less ones.
+    let mut rejected: Vec<Rejected> = Vec::new();
+    let mut by_unit: BTreeMap<usize, Vec<Candidate>> = BTreeMap::new();
+    let mut loose: Vec<Candidate> = Vec::new();
+    for c in found.iter().flat_map(|r| &r.candidates) {
+        if c.page == seed.number {
+            continue;
+        }
+        match unit_locator(c).map(|u| unit_of[&u]) {
+            Some(i) if best_unit > 0.0 && !kept_unit(i) => rejected.push(reject(
+                c,
+                unit_scores[i],
+                format!(
+                    "{} scores {:.2} over the table's floor, below {} × the best row's {best_unit:.2}",
+                    unit_texts[i].0, unit_scores[i], opts.row_ratio
+                ),
+            )),
+            Some(i) => by_unit.entry(i).or_default().push(c.clone()),
+            None => loose.push(c.clone()),
+        }
+    }
+    if ops.contains(&Op::EntityPage) {
+        let extra = resolve_key_cells(index, &seed.title, opts, &unit_texts, &kept_unit)?;
+        unresolved.extend(extra.1);
+        for c in extra.0 {
+            if let Some(i) = unit_locator(&c).map(|u| unit_of[&u]) {
+                by_unit.entry(i).or_default().push(c);
+            }
+        }
+    }
+
+    // 3. Page scores against what the row leaves unexplained; per row, the page about
+    // the row's entity (key column) unless another linked page matches better.
+    let seed_terms: BTreeSet<String> = searcher.terms(&seed.title).into_iter().collect();
+    let mut ranked: Vec<Ranked> = Vec::new();
+    for (i, cands) in &by_unit {
+        let row_score = unit_scores[*i];
+        let residual = residual_query(searcher, &opts.query, &unit_texts[*i].1, &seed_terms);
+        let mut scored: Vec<Ranked> = Vec::new();
+        for c in cands {
+            if scored.iter().any(|r| r.candidate.page == c.page) {
+                continue;
+            }
+            let (page_score, best) = page_score(index, searcher, c.page, &residual)?;
+            scored.push(Ranked {
+                score: row_score + page_score,
+                row_score,
+                page_score,
+                best_sentence: best,
+                candidate: c.clone(),
+            });
+        }
+        let key_best = scored
+            .iter()
+            .filter(|r| r.candidate.in_key_column)
+            .map(|r| r.page_score)
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        let top = scored.iter().map(|r| r.page_score).fold(0.0, f64::max);
+        for r in scored {
+            let keep = match key_best {
+                Some(k) => r.candidate.in_key_column || r.page_score > k,
+                None => r.page_score >= top,
+            };
+            if keep {
+                ranked.push(r);
+            } else {
+                let why = match key_best {
+                    Some(k) => format!(
+                        "its text matches the rest of the question ({:.2}) no better than the row's key-column page ({k:.2})",
+                        r.page_score
+                    ),
+                    None => format!(
+                        "its text matches the rest of the question ({:.2}) less than another page of the row ({top:.2})",
+                        r.page_score
+                    ),
+                };
+                rejected.push(reject(&r.candidate, r.score, why));
+            }
+        }
+    }
+    // Pages with no row (siblings, category members, outlinks): their own text decides.
+    let residual = residual_query(searcher, &opts.query, "", &seed_terms);
+    let mut loose_ranked = Vec::new();
+    for c in loose {
+        if loose_ranked
+            .iter()
+            .any(|r: &Ranked| r.candidate.page == c.page)
+        {
+            continue;
+        }
+        let (page_score, best) = page_score(index, searcher, c.page, &residual)?;
+        loose_ranked.push(Ranked {
+            score: page_score,
+            row_score: 0.0,
+            page_score,
+            best_sentence: best,
+            candidate: c,
+        });
+    }
+    let loose_best = loose_ranked.iter().map(|r| r.score).fold(0.0, f64::max);
+    for r in loose_ranked {
+        if loose_best > 0.0 && r.score >= PAGE_RATIO * loose_best {
+            ranked.push(r);
+        } else {
+            rejected.push(reject(
+                &r.candidate,
+                r.score,
+                format!(
+                    "its text scores {:.2}, below {PAGE_RATIO} × the best of its kind ({loose_best:.2})",
+                    r.score
+                ),
+            ));
+        }
+    }
+    // One entry per page: its best occurrence.
+    ranked.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.candidate.title.cmp(&b.candidate.title))
+    });
+    let mut pages: Vec<Ranked> = Vec::new();
+    for r in ranked {
+        if pages.iter().any(|p| p.candidate.page == r.candidate.page) {
+            continue;
+        }
+        if pages.len() >= opts.limit {
+            rejected.push(reject(
+                &r.candidate,
+                r.score,
+                format!("beyond the limit of {} pages", opts.limit),
+            ));
+        } else {
+            pages.push(r);
+        }
+    }
+    // A page kept through one occurrence is not also rejected through another.
+    let kept: BTreeSet<u32> = pages.iter().map(|r| r.candidate.page).collect();
+    let titles: BTreeSet<String> = kept
+        .iter()
+        .filter_map(|&p| pages.iter().find(|r| r.candidate.page == p))
+        .map(|r| r.candidate.title.clone())
+        .collect();
+    let mut seen = BTreeSet::new();
+    rejected.retain(|r| !titles.contains(&r.title) && seen.insert(r.title.clone()));
+    rejected.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.title.cmp(&b.title)));
+
+    // Unresolved links matter only in the rows the question is about.
+    unresolved.retain(|u| {
+        u.locator
+            .rsplit_once(" col ")
+            .and_then(|(unit, _)| unit_of.get(unit))
+            .is_none_or(|&i| kept_unit(i))
+    });
+    let mut units: Vec<UnitScore> = unit_texts
+        .iter()
+        .enumerate()
+        .map(|(i, (loc, text))| UnitScore {
+            locator: loc.clone(),
+            text: text.clone(),
+            score: unit_scores[i],
+            kept: kept_unit(i),
+        })
+        .collect();
+    units.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.locator.cmp(&b.locator)));
+    Ok(Frontier {
+        seed_step: Step {
+            operator: "seed",
+            role: Role::Seed,
+            from: seed.title.clone(),
+            locator: seed.title.clone(),
+            reason: "the page the question starts from".into(),
+        },
+        seed: seed.title,
+        query: opts.query.clone(),
+        table: opts.table,
+        ops: ops.into_iter().collect(),
+        units,
+        pages,
+        rejected,
+        unresolved,
+        counts,
+    })
+}
+
+fn reject(c: &Candidate, score: f64, why: String) -> Rejected {
+    Rejected {
+        title: c.title.clone(),
+        operator: c.operator(),
+        locator: c
+            .chain
+            .first()
+            .map(|s| s.locator.clone())
+            .unwrap_or_default(),
+        score,
+        why,
+    }
+}
+
+/// The row or list item a candidate came from: its locator without the column.
+fn unit_locator(c: &Candidate) -> Option<String> {
+    let first = c.chain.first()?;
+    match first.operator {
+        "seed-table" | "entity-page" if c.cell.is_some() => first
+            .locator
+            .rsplit_once(" col ")
+            .map(|(row, _)| row.to_string()),
+        "seed-list" => Some(first.locator.clone()),
+        _ => None,
+    }
+}
+
+/// The question's terms that neither the row nor the seed's title already accounts
+/// for: what the linked page must say. The whole question when nothing is left.
+fn residual_query(
+    searcher: &crate::text::search::TextSearcher,
+    query: &str,
+    row: &str,
+    seed_terms: &BTreeSet<String>,
+) -> String {
+    let used: BTreeSet<String> = searcher.terms(row).into_iter().collect();
+    let rest: Vec<String> = searcher
+        .terms(query)
+        .into_iter()
+        .filter(|t| !used.contains(t) && !seed_terms.contains(t))
+        .collect();
+    if rest.is_empty() {
+        query.to_string()
+    } else {
+        rest.join(" ")
+    }
+}
+
+/// The best sentence of page `n` for `query`, and its BM25 score.
+fn page_score(
+    index: &Index,
+    searcher: &crate::text::search::TextSearcher,
+    n: u32,
+    query: &str,
+) -> Result<(f64, Option<String>), FrontierError> {
+    Ok(match index.page_text(n)? {
+        Some(t) => match best_sentences(searcher, &t, None, query, SENTENCES_PER_PAGE)
+            .into_iter()
+            .next()
+        {
+            Some(b) => (b.score, Some(b.text)),
+            None => (0.0, None),
+        },
+        None => (0.0, None),
+    })
+}
+
+/// BM25 scores of each unit's text against the question (0 when nothing matches).
+fn score_units(
+    searcher: &crate::text::search::TextSearcher,
+    units: &[(String, String)],
+    query: &str,
+) -> Vec<f64> {
+    let text = PageText {
+        sections: vec![SectionText {
+            sentences: units
+                .iter()
+                .map(|(_, t)| Sentence {
+                    text: t.clone(),
+                    kind: SentenceKind::Table,
+                    start: 0,
+                    end: 0,
+                })
+                .collect(),
+        }],
+    };
+    let mut scores = vec![0.0; units.len()];
+    for s in best_sentences(searcher, &text, None, query, units.len()) {
+        scores[s.sentence] = s.score;
+    }
+    // Words every row of a table shares (its column labels, a repeated value) say
+    // nothing about which row is meant: each table's lowest row score is its floor.
+    let mut floors: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    for ((loc, _), s) in units.iter().zip(&scores) {
+        let g = group_of(loc);
+        let f = floors.entry(g).or_insert(*s);
+        *f = f.min(*s);
+        *sizes.entry(g).or_default() += 1;
+    }
+    units
+        .iter()
+        .zip(&scores)
+        .map(|((loc, _), s)| {
+            let g = group_of(loc);
+            if sizes[g] > 1 { s - floors[g] } else { *s }
+        })
+        .collect()
+}
+
+/// The table (`Seed#Table 2`) or list set a unit belongs to.
+fn group_of(locator: &str) -> &str {
+    locator
+        .rsplit_once(" row ")
+        .or_else(|| locator.rsplit_once("#List item "))
+        .map(|(g, _)| g)
+        .unwrap_or(locator)
+}
+
+/// Key cells of kept rows that have no link: their text may still name a page.
+type KeyCells = (Vec<Candidate>, Vec<Unresolved>);
+
+fn resolve_key_cells(
+    index: &Index,
+    seed: &str,
+    opts: &PlanOptions,
+    units: &[(String, String)],
+    kept: &dyn Fn(usize) -> bool,
+) -> Result<KeyCells, FrontierError> {
+    let page = find_page(index, seed)?;
+    let s = index.structure(page.number)?;
+    let mut out = (Vec::new(), Vec::new());
+    for (ti, t) in s.tables.iter().enumerate() {
+        let tn = ti + 1;
+        if opts.table.is_some_and(|n| n != tn) {
+            continue;
+        }
+        let rows = super::rows::read_rows(t);
+        let Some(key) = super::rows::key_column(&rows) else {
+            continue;
+        };
+        for row in &rows {
+            let unit = format!("{}#Table {tn} row {}", page.title, row.row);
+            if !units.iter().position(|(u, _)| *u == unit).is_some_and(kept) {
+                continue;
+            }
+            let Some(cell) = row.cells.iter().find(|c| c.col == key) else {
+                continue;
+            };
+            if !cell.links.is_empty() || cell.text.trim().is_empty() {
+                continue;
+            }
+            let r = operators::entity_page(index, &[cell.text.clone()], Some(&page.title))?;
+            let locator = format!("{unit} col {key}");
+            for mut c in r.candidates {
+                if let Some(first) = c.chain.first_mut() {
+                    first.locator = locator.clone();
+                }
+                c.context = row.text.clone();
+                c.in_key_column = true;
+                c.cell = Some((tn, row.row, key));
+                out.0.push(c);
+            }
+            for mut u in r.unresolved {
+                u.locator = locator.clone();
+                out.1.push(u);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,581 @@
+//! Source frontier: each operator's pages and provenance on the sample wiki and on the
+//! complete Latgalian Wikipedia; the planner's frontier; `eval frontier` scoring.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::*;
+
+fn rivers_index(tmp: &Path) -> PathBuf {
+    let index = tmp.join("rivers");
+    build(&rivers(), &index, &[]);
+    index
+}
+
+/// Runs operators alone (`frontier` without `--query`): one JSON object per operator.
+fn operators(index: &Path, args: &[&str]) -> Vec<Value> {
+    let out = ok(wikiwit()
+        .arg("frontier")
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(index));
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn plan(index: &Path, args: &[&str]) -> Value {
+    let out = ok(wikiwit()
+        .arg("frontier")
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(index));
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+fn titles(r: &Value) -> Vec<&str> {
+    r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect()
+}
+
+fn find<'a>(r: &'a Value, title: &str) -> &'a Value {
+    r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["title"] == title)
+        .unwrap_or_else(|| panic!("{title} not found in {r}"))
+}
+
+/// (key, locator) of each unresolved name.
+fn unresolved(r: &Value) -> Vec<(&str, &str)> {
+    r["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["key"].as_str().unwrap(), u["locator"].as_str().unwrap()))
+        .collect()
+}
+
+/// Every candidate has a non-empty chain whose steps all say who, where and why.
+fn assert_explained(cands: &[Value]) {
+    for c in cands {
+        let chain = c["chain"].as_array().unwrap();
+        assert!(!chain.is_empty(), "unexplained page {c}");
+        for s in chain {
+            for f in ["operator", "role", "from", "locator", "reason"] {
+                assert!(
+                    s[f].as_str().is_some_and(|x| !x.is_empty()),
+                    "step without {f}: {c}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
+    let tmp = tempdir();
+    let index = rivers_index(tmp.path());
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "List of transboundary rivers",
+            "--ops",
+            "seed-table",
+            "--table",
+            "1",
+            "--column",
+            "0",
+        ],
+    )[0];
+    assert_eq!(r["operator"], "seed-table");
+    // The River column in document order; Paraná and Congo are red links.
+    assert_eq!(
+        &titles(r)[..4],
+        ["Nile", "Amazon River", "Mekong", "Brahmaputra River"]
+    );
+    let ural = find(r, "Ural (river)");
+    assert_eq!(ural["role"], "entity");
+    assert_eq!(ural["in_key_column"], true);
+    assert_eq!(ural["key"], "Ural");
+    let step = &ural["chain"][0];
+    assert_eq!(
+        step["locator"],
+        "List of transboundary rivers#Table 1 row 13 col 0"
+    );
+    assert_eq!(step["from"], "List of transboundary rivers");
+    assert_eq!(
+        step["reason"],
+        "cell \"Ural\" under \"River\" links [[Ural (river)]]"
+    );
+    assert!(
+        ural["context"]
+            .as_str()
+            .unwrap()
+            .contains("Mouth: Caspian Sea")
+    );
+    let red = unresolved(r);
+    assert!(red.contains(&(
+        "Paraná River",
+        "List of transboundary rivers#Table 1 row 3 col 0"
+    )));
+    assert!(red.contains(&(
+        "Congo River",
+        "List of transboundary rivers#Table 1 row 4 col 0"
+    )));
+    assert_explained(r["candidates"].as_array().unwrap());
+
+    // Column 4 (Mouth): Euphrates' row has one cell fewer because Amur's "Asia" spans
+    // two rows, yet its mouth is still read in column 4.
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "List of transboundary rivers",
+            "--ops",
+            "seed-table",
+            "--table",
+            "1",
+            "--column",
+            "4",
+        ],
+    )[0];
+    let red: Vec<&str> = r["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["locator"].as_str().unwrap())
+        .collect();
+    assert!(
+        red.contains(&"List of transboundary rivers#Table 1 row 10 col 4"),
+        "{red:?}"
+    );
+    // No table 3.
+    let o = wikiwit()
+        .args([
+            "frontier",
+            "--seed",
+            "List of transboundary rivers",
+            "--ops",
+            "seed-table",
+            "--table",
+            "3",
+            "--index",
+        ])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("has 2 table(s); there is no table 3"));
+}
+
+#[test]
+fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki() {
+    let tmp = tempdir();
+    let index = rivers_index(tmp.path());
+    // seed-list: `* [[Mekong River|Mekong]]` goes through a redirect: the chain says so.
+    let r = &operators(
+        &index,
+        &["--seed", "Transboundary river", "--ops", "seed-list"],
+    )[0];
+    let mekong = find(r, "Mekong");
+    let chain = mekong["chain"].as_array().unwrap();
+    assert_eq!(chain.len(), 2);
+    assert_eq!(chain[0]["operator"], "seed-list");
+    assert!(
+        chain[0]["locator"]
+            .as_str()
+            .unwrap()
+            .starts_with("Transboundary river#List item ")
+    );
+    assert_eq!(chain[1]["operator"], "redirect");
+    assert_eq!(chain[1]["role"], "redirect-canonical");
+    assert_eq!(chain[1]["from"], "Mekong River");
+    assert_explained(r["candidates"].as_array().unwrap());
+
+    // redirect: three aliases, one canonical page; a missing title is reported.
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "Danube",
+            "--ops",
+            "redirect",
+            "--keys",
+            "Ural River,River Ural,Ural (river),Atlantis",
+        ],
+    )[0];
+    assert_eq!(titles(r), ["Ural (river)"]);
+    let u = find(r, "Ural (river)");
+    assert_eq!(u["role"], "redirect-canonical");
+    assert_eq!(
+        u["chain"][0]["locator"],
+        "Ural River | River Ural | Ural (river)"
+    );
+    assert_eq!(r["unresolved"][0]["key"], "Atlantis");
+
+    // entity-page: the seed table's own link wins over the bare title; a redirect is
+    // followed; a broken redirect and an unknown name are reported, not dropped.
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "List of transboundary rivers",
+            "--ops",
+            "entity-page",
+            "--keys",
+            "Ural,Danube River,Salween River,Nowhere",
+        ],
+    )[0];
+    assert_eq!(titles(r), ["Ural (river)", "Danube"]);
+    assert!(
+        find(r, "Ural (river)")["chain"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("linked to [[Ural (river)]] in the seed's table")
+    );
+    assert_eq!(
+        find(r, "Danube")["chain"][0]["reason"],
+        "\"Danube River\" names the redirect \"Danube River\""
+    );
+    let keys: Vec<&str> = unresolved(r).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["Salween River", "Nowhere"]);
+
+    // category: depth 0 vs 1 (the subcategory's members come with their category).
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "Danube",
+            "--ops",
+            "category",
+            "--category",
+            "Rivers of Europe",
+        ],
+    )[0];
+    assert_eq!(
+        titles(r),
+        [
+            "List of rivers of Europe",
+            "Danube",
+            "Rhine",
+            "Elbe",
+            "Oder",
+            "Ural (river)"
+        ]
+    );
+    assert_eq!(find(r, "List of rivers of Europe")["role"], "list/overview");
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            "Danube",
+            "--ops",
+            "category",
+            "--category",
+            "Rivers of Europe",
+            "--depth",
+            "1",
+        ],
+    )[0];
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 11);
+    assert_eq!(
+        r["candidates"][6]["chain"][0]["reason"],
+        "member of Category:International rivers of Europe (depth 1)"
+    );
+
+    // sibling-list: the list pages around Ural (river), then rivers listed beside it.
+    let r = &operators(&index, &["--seed", "Ural (river)", "--ops", "sibling-list"])[0];
+    let lt = find(r, "List of transboundary rivers");
+    assert_eq!(lt["role"], "list/overview");
+    assert_eq!(
+        lt["chain"][0]["reason"],
+        "list page linking to \"Ural (river)\""
+    );
+    assert!(titles(r).contains(&"List of rivers of Europe"));
+    assert!(titles(r).contains(&"Danube"));
+    assert_explained(r["candidates"].as_array().unwrap());
+
+    // count: rows per table, items per list; the page is the count source.
+    let r = &operators(
+        &index,
+        &["--seed", "List of transboundary rivers", "--ops", "count"],
+    )[0];
+    let counts: Vec<(&str, u64)> = r["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["locator"].as_str().unwrap(), c["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("List of transboundary rivers#Table 1", 20),
+            ("List of transboundary rivers#Table 2", 11),
+            ("List of transboundary rivers#List items 0-2", 3)
+        ]
+    );
+    assert_eq!(r["candidates"][0]["role"], "count-source");
+}
+
+#[test]
+fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
+    let tmp = tempdir();
+    let index = rivers_index(tmp.path());
+    let args = [
+        "--seed",
+        "List of transboundary rivers",
+        "--table",
+        "1",
+        "--query",
+        "Which river that flows into the Caspian Sea crosses Russia and Kazakhstan?",
+    ];
+    let f = plan(&index, &args);
+    assert_eq!(
+        f["units"][0]["locator"],
+        "List of transboundary rivers#Table 1 row 13"
+    );
+    assert_eq!(f["units"][0]["kept"], true);
+    assert_eq!(f["pages"][0]["title"], "Ural (river)");
+    assert_eq!(
+        f["pages"][0]["chain"][0]["locator"],
+        "List of transboundary rivers#Table 1 row 13 col 0"
+    );
+    assert_eq!(
+        f["pages"][0]["best_sentence"],
+        "It rises in the southern Ural Mountains and flows into the Caspian Sea."
+    );
+    // Other rows' pages are rejected with the reason.
+    let amur = f["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["title"] == "Amur")
+        .unwrap();
+    assert!(
+        amur["why"]
+            .as_str()
+            .unwrap()
+            .contains("below 0.8 × the best row")
+    );
+    assert_eq!(f["counts"][0]["count"], 20);
+    // Same question, same bytes.
+    let again = ok(wikiwit()
+        .arg("frontier")
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(&index));
+    assert_eq!(serde_json::to_string(&f).unwrap(), again.trim());
+
+    // No frontier page is unexplained, whatever the operators and the question.
+    for (seed, q) in [
+        (
+            "List of transboundary rivers",
+            "longest river in Africa flowing into the Mediterranean",
+        ),
+        (
+            "Transboundary river",
+            "Which river commission was established in 1995?",
+        ),
+        ("Ural (river)", "rivers of Europe and Asia"),
+        ("Danube", "navigation Iron Gates"),
+    ] {
+        let f = plan(
+            &index,
+            &[
+                "--seed",
+                seed,
+                "--query",
+                q,
+                "--ops",
+                "outlinks,seed-table,seed-list,sibling-list,redirect,entity-page,category,count",
+                "--limit",
+                "50",
+            ],
+        );
+        let pages = f["pages"].as_array().unwrap();
+        assert!(!pages.is_empty(), "{seed}: {q}");
+        assert_explained(pages);
+        for r in f["rejected"].as_array().unwrap() {
+            assert!(!r["why"].as_str().unwrap().is_empty());
+        }
+    }
+}
+
+#[test]
+fn latgalian_list_of_lakes_leads_to_lake_pages() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ltg");
+    build(&data("ltgwiki-2017-complete.xml.bz2"), &index, &[]);
+    let list = "Latgolys azaru saroksts";
+    let r = &operators(
+        &index,
+        &[
+            "--seed",
+            list,
+            "--ops",
+            "seed-table,count",
+            "--table",
+            "1",
+            "--column",
+            "0",
+        ],
+    );
+    let lakes = titles(&r[0]);
+    for lake in ["Lelais Ludzys azars", "Lubuons", "Rāzna", "Dreidzs"] {
+        assert!(lakes.contains(&lake), "{lake} missing from {lakes:?}");
+    }
+    let l = find(&r[0], "Lelais Ludzys azars");
+    assert_eq!(
+        l["chain"][0]["locator"],
+        format!("{list}#Table 1 row 17 col 0")
+    );
+    assert_eq!(
+        l["chain"][0]["reason"],
+        "cell \"Lelais Ludzys azars\" under \"Azara pasauka\" links [[Lelais Ludzys azars]]"
+    );
+    assert_eq!(l["role"], "entity");
+    // Red links (lakes without a page yet) are reported with their row.
+    assert!(
+        r[0]["unresolved"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u["key"] == "Lelais Kūrma azars"
+                && u["locator"] == format!("{list}#Table 1 row 16 col 0"))
+    );
+    assert_eq!(r[1]["counts"][0]["count"], 38);
+    assert_eq!(r[1]["counts"][0]["what"], "table rows");
+
+    // The category of Latgalian lakes holds the list and the lakes; the list is an
+    // overview page.
+    let c = &operators(
+        &index,
+        &[
+            "--seed",
+            list,
+            "--ops",
+            "category",
+            "--category",
+            "Latgolys azari",
+        ],
+    )[0];
+    assert_eq!(c["candidates"].as_array().unwrap().len(), 15);
+    assert_eq!(find(c, list)["role"], "list/overview");
+    assert_eq!(find(c, "Lubuons")["role"], "entity");
+
+    // From a lake, sibling-list finds the list page linking to it.
+    let s = &operators(&index, &["--seed", "Lubuons", "--ops", "sibling-list"])[0];
+    assert_eq!(
+        find(s, list)["chain"][0]["reason"],
+        "list page linking to \"Lubuons\""
+    );
+
+    // The planner picks the row the question describes and explains every page.
+    let f = plan(
+        &index,
+        &[
+            "--seed",
+            list,
+            "--table",
+            "1",
+            "--query",
+            "Lelais Ludzys azars Cyblys nūvods",
+        ],
+    );
+    assert_eq!(f["pages"][0]["title"], "Lelais Ludzys azars");
+    assert_explained(f["pages"].as_array().unwrap());
+}
+
+#[test]
+fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci() {
+    let tmp = tempdir();
+    let index = rivers_index(tmp.path());
+    let instances =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/frontier/rivers-instances.jsonl");
+    let run = || {
+        ok(wikiwit()
+            .args(["eval", "frontier"])
+            .arg(&instances)
+            .args(["--config", "planner,seed-table", "--json", "--index"])
+            .arg(&index))
+    };
+    let out = run();
+    assert_eq!(out, run(), "eval output must be deterministic");
+    let r: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(r["instances"], 4);
+    let planner = &r["configs"][0];
+    assert_eq!(planner["config"], "planner");
+    let inst = planner["instances"].as_array().unwrap();
+    // Gold "Ural River" is a redirect: scored as its target.
+    assert_eq!(inst[0]["gold"], serde_json::json!(["Ural (river)"]));
+    assert_eq!(inst[0]["predicted"][0], "Ural (river)");
+    assert_eq!(inst[0]["recall"], 1.0);
+    assert_eq!(inst[0]["keys"]["recall"], 1.0);
+    // Empty gold: any prediction scores 0.
+    assert_eq!(inst[2]["gold"], serde_json::json!([]));
+    assert_eq!(
+        inst[2]["f1"],
+        if inst[2]["predicted"].as_array().unwrap().is_empty() {
+            1.0
+        } else {
+            0.0
+        }
+    );
+    // A seed that does not exist predicts nothing and says why.
+    assert!(
+        inst[3]["error"]
+            .as_str()
+            .unwrap()
+            .contains("List of rivers of Atlantis")
+    );
+    assert_eq!(inst[3]["f1"], 0.0);
+    // seed-table predicts every page of table 1: full recall, low precision.
+    let st = &r["configs"][1]["instances"][0];
+    assert_eq!(st["recall"], 1.0);
+    assert!(st["precision"].as_f64().unwrap() < 0.1);
+    // Macro F1 is the mean of the instances', and the paired comparison is there.
+    let mean: f64 = inst.iter().map(|i| i["f1"].as_f64().unwrap()).sum::<f64>() / 4.0;
+    assert!((planner["macro"]["f1"].as_f64().unwrap() - mean).abs() < 1e-12);
+    let cmp = &r["comparison"];
+    assert_eq!(cmp["resamples"], 5000);
+    let lo = cmp["ci95"][0].as_f64().unwrap();
+    let hi = cmp["ci95"][1].as_f64().unwrap();
+    let d = cmp["mean_difference"].as_f64().unwrap();
+    assert!(lo <= d && d <= hi);
+    let text = ok(wikiwit()
+        .args(["eval", "frontier"])
+        .arg(&instances)
+        .args(["--config", "planner,seed-table", "--index"])
+        .arg(&index));
+    assert!(text.contains("F1 planner − seed-table"), "{text}");
+    assert!(text.contains("sign test"));
+}
+
+#[test]
+fn eval_frontier_names_the_bad_line() {
+    let tmp = tempdir();
+    let index = rivers_index(tmp.path());
+    let bad = tmp.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"id\":\"a\",\"query\":\"q\",\"seed\":\"Danube\",\"gold_pages\":[]}\n{\"id\":\"b\",\"query\":\n",
+    )
+    .unwrap();
+    let o = wikiwit()
+        .args(["eval", "frontier"])
+        .arg(&bad)
+        .arg("--index")
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.jsonl:2:"), "{}", stderr(&o));
+}
