@@ -3,6 +3,7 @@
 
 mod build;
 mod category;
+mod cite;
 mod demo;
 mod export;
 mod info;
@@ -60,6 +61,8 @@ enum Command {
     Text(text::Args),
     /// Full-text search (BM25) with the best-matching sentence of each hit.
     Search(search::Args),
+    /// Citations of a markdown report: parse them, check them offline, evaluate support scoring.
+    Cite(cite::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -105,6 +108,7 @@ pub fn main() -> ExitCode {
         Command::Siblings(a) => siblings::run(a),
         Command::Text(a) => text::run(a),
         Command::Search(a) => search::run(a),
+        Command::Cite(a) => cite::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {
