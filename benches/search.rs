@@ -5,35 +5,20 @@
 //! and how often the sentence's own page is the first hit. Latencies are measured here,
 //! not asserted in tests.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use wikiwit::index::Index;
 
-/// xorshift64*: a fixed-seed generator, so every run draws the same sentences.
-struct Rng(u64);
+#[path = "common.rs"]
+mod common;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use common::Rng;
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let dir = PathBuf::from(
-        args.first()
-            .ok_or_else(|| anyhow::anyhow!("usage: search INDEX_DIR [N]"))?,
-    );
-    let n: usize = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(1000);
+    let (dir, args) = common::args("search INDEX_DIR [N]")?;
+    let n: usize = args.first().map(|s| s.parse()).transpose()?.unwrap_or(1000);
     let index = Index::open(&dir)?;
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::default();
     let mut queries = Vec::with_capacity(n);
     let mut attempts = 0;
     while queries.len() < n && attempts < n * 100 {

@@ -3,6 +3,7 @@
 
 mod build;
 mod category;
+mod cite;
 mod demo;
 mod eval;
 mod export;
@@ -66,6 +67,8 @@ enum Command {
     Frontier(frontier::Args),
     /// Evaluate frontier configurations on instances with gold pages.
     Eval(eval::Args),
+    /// Citations of a markdown report: parse them, check them offline, evaluate support scoring.
+    Cite(cite::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -113,6 +116,7 @@ pub fn main() -> ExitCode {
         Command::Search(a) => search::run(a),
         Command::Frontier(a) => frontier::run(a),
         Command::Eval(a) => eval::run(a),
+        Command::Cite(a) => cite::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {

@@ -1,5 +1,7 @@
 //! Citation parsing and support scoring (`wikiwit::cite`).
 
+mod check_e2e;
+mod cli;
 mod parse_forms;
 mod parse_realistic;
 mod parse_robustness;

@@ -14,7 +14,7 @@ mod tokens;
 use serde::{Deserialize, Serialize};
 
 pub use idf::Idf;
-pub use numbers::{Quantity, QuantityKind, extract as extract_quantities};
+pub use numbers::{Quantity, QuantityKind, extract as extract_quantities, found_in};
 pub use score::{MAX_SENTENCES, SUPPORTED_AT, UNSUPPORTED_BELOW};
 
 /// Scores claims against evidence with a fixed IDF table.

@@ -133,7 +133,8 @@ impl Claim {
             .filter(|(s, _)| sentences.iter().any(|e| e.stems.contains(s)))
             .map(|(_, w)| w)
             .sum();
-        covered / total
+        // `+ 0.0` turns the empty sum's −0 into 0 (it shows as "-0%" otherwise).
+        covered / total + 0.0
     }
 }
 
@@ -240,19 +241,20 @@ pub fn score(idf: &Idf, claim_text: &str, evidence: &[&str]) -> SupportResult {
         .filter(|(_, cov)| *cov >= RELEVANT_COVERAGE)
         .map(|&(i, _)| i)
         .collect();
-    // The evidence denies a word the claim asserts, or the claim denies a word the evidence
-    // asserts.
-    let evidence_denies = relevant.iter().any(|&i| {
-        sentences[i]
-            .negated
-            .iter()
-            .any(|n| claim.terms.iter().any(|(t, _)| t == n) && !claim.negated.contains(n))
-    });
-    let claim_denies_alone = claim.negated.iter().any(|n| {
+    // The evidence denies a word the claim asserts — and no other relevant sentence
+    // asserts it (one sentence stating the fact supports it, whatever a neighbour denies) —
+    // or the claim denies a word the evidence asserts.
+    let asserted = |n: &String| {
         relevant
             .iter()
             .any(|&i| sentences[i].stems.contains(n) && !sentences[i].negated.contains(n))
+    };
+    let evidence_denies = relevant.iter().any(|&i| {
+        sentences[i].negated.iter().any(|n| {
+            claim.terms.iter().any(|(t, _)| t == n) && !claim.negated.contains(n) && !asserted(n)
+        })
     });
+    let claim_denies_alone = claim.negated.iter().any(asserted);
     let negation_mismatch = evidence_denies || claim_denies_alone;
     let evidence_hedges: Vec<&'static str> = relevant
         .iter()

@@ -1,0 +1,571 @@
+//! Where a cited Wikipedia source points in the index: which page (through redirects),
+//! which revision, which section, which sentences a quoted passage is in.
+//!
+//! This is the only place the citation checker interprets what a citation carries (a
+//! title or URL, an `#anchor`, a `#:~:text=` quote). It is kept to one small module so it
+//! can later be routed through the shared locator grammar without touching the checker.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Serialize;
+
+use crate::cite::parse::{Source, TextQuote};
+use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
+use crate::query::section_anchor;
+use crate::query::text::section_number;
+use crate::text::PageText;
+use crate::wikitext::PageStructure;
+
+/// Whether the cited source exists where the citation says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Existence {
+    /// A page of the index, not a redirect.
+    Page,
+    /// A redirect whose chain ends on a page.
+    Redirect { via: Vec<String> },
+    /// A valid title (or page/revision id) with no page in the index.
+    Missing { title: String },
+    /// A redirect that ends nowhere (missing target, loop, other wiki).
+    BrokenRedirect { title: String },
+    /// The cited title is not a valid title.
+    InvalidTitle { title: String, reason: String },
+    /// A Wikipedia in another language than the index's, or an interwiki title.
+    OtherWiki { wiki: String },
+    /// Not a Wikipedia source: DOI, arXiv, ISBN, web page, author–year, bibliography
+    /// entry. Nothing is guessed about it.
+    NotCheckableOffline { kind: SourceKind },
+    /// A marker that leads to no source in the report.
+    Unresolved,
+}
+
+impl Existence {
+    /// The page exists in the index (directly or through a redirect).
+    pub fn exists(&self) -> bool {
+        matches!(self, Existence::Page | Existence::Redirect { .. })
+    }
+}
+
+/// What kind of source a citation names (for counts, tiers and diversity).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    Wikipedia,
+    Doi,
+    Arxiv,
+    Isbn,
+    Web,
+    AuthorYear,
+    Bibliographic,
+    Unresolved,
+}
+
+impl SourceKind {
+    pub fn of(source: &Source) -> SourceKind {
+        match source {
+            Source::Wikipedia { .. } | Source::WikiLink { .. } => SourceKind::Wikipedia,
+            Source::Doi(_) => SourceKind::Doi,
+            Source::Arxiv(_) => SourceKind::Arxiv,
+            Source::Isbn(_) => SourceKind::Isbn,
+            Source::Url(_) => SourceKind::Web,
+            Source::AuthorYear { .. } => SourceKind::AuthorYear,
+            Source::Bibliographic { .. } => SourceKind::Bibliographic,
+            Source::Unresolved => SourceKind::Unresolved,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Wikipedia => "wikipedia",
+            SourceKind::Doi => "doi",
+            SourceKind::Arxiv => "arxiv",
+            SourceKind::Isbn => "isbn",
+            SourceKind::Web => "web",
+            SourceKind::AuthorYear => "author_year",
+            SourceKind::Bibliographic => "bibliographic",
+            SourceKind::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// The cited revision (`oldid=`) against the dump's revision of the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RevisionCheck {
+    pub cited: u64,
+    pub dump: u64,
+    /// The dump holds exactly the cited revision; otherwise the text checked is the
+    /// dump's, which may differ from what the author read.
+    pub same: bool,
+}
+
+/// How narrowly a locator pins the passage, from none to a quoted span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    None,
+    Page,
+    Section,
+    /// A quote that runs over several sentences (`text=start,end`).
+    Sentence,
+    /// A quote found inside one sentence.
+    Quote,
+}
+
+/// What became of the citation's locator.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocatorCheck {
+    /// The precision the citation asks for.
+    pub requested: Precision,
+    /// The precision reached: the requested one when everything resolves, less when a
+    /// part (anchor, quote) does not.
+    pub precision: Precision,
+    /// Every part the citation carries resolves.
+    pub resolved: bool,
+    /// The section the anchor (or the redirect's fragment) names; 0 is the lead.
+    pub section: Option<u32>,
+    pub anchor: Option<String>,
+    /// (section, sentence) of the sentences holding the quote, in order.
+    pub quote_sentences: Vec<(u32, usize)>,
+    /// Why a part did not resolve.
+    pub problems: Vec<String>,
+}
+
+impl LocatorCheck {
+    fn none() -> LocatorCheck {
+        LocatorCheck {
+            requested: Precision::None,
+            precision: Precision::None,
+            resolved: false,
+            section: None,
+            anchor: None,
+            quote_sentences: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// A cited page found in the index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CitedPage {
+    pub title: String,
+    pub page_id: u64,
+    #[serde(skip)]
+    pub number: u32,
+    pub rev_id: u64,
+    /// Revision time, seconds since the Unix epoch.
+    pub timestamp: i64,
+}
+
+/// Everything resolution finds for one citation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    pub existence: Existence,
+    pub page: Option<CitedPage>,
+    pub revision: Option<RevisionCheck>,
+    pub locator: LocatorCheck,
+}
+
+/// What a Wikipedia citation carries, whatever its spelling.
+struct Wanted<'a> {
+    lang: Option<&'a str>,
+    title: Option<&'a str>,
+    oldid: Option<u64>,
+    curid: Option<u64>,
+    anchor: Option<&'a str>,
+    quote: Option<&'a TextQuote>,
+}
+
+/// Resolves sources against one index. Page-id and revision-id maps (for `?curid=` and
+/// `?oldid=` URLs without a title) are built on first need: the index has no such map.
+pub struct Resolver<'i> {
+    index: &'i Index,
+    by_id: OnceLock<HashMap<u64, u32>>,
+    by_rev: OnceLock<HashMap<u64, u32>>,
+}
+
+impl<'i> Resolver<'i> {
+    pub fn new(index: &'i Index) -> Resolver<'i> {
+        Resolver {
+            index,
+            by_id: OnceLock::new(),
+            by_rev: OnceLock::new(),
+        }
+    }
+
+    pub fn index(&self) -> &'i Index {
+        self.index
+    }
+
+    /// Resolves a source to a page of the index. The locator is left unresolved
+    /// ([`Precision::None`]); when a page is found, the returned request says what to
+    /// resolve on it with [`locate`] (the caller holds the page's text).
+    pub fn resolve(&self, source: &Source) -> Result<(Target, Option<LocatorRequest>), IndexError> {
+        let wanted = match source {
+            Source::Wikipedia {
+                lang,
+                title,
+                oldid,
+                curid,
+                anchor,
+                quote,
+                ..
+            } => Wanted {
+                lang: lang.as_deref(),
+                title: title.as_deref(),
+                oldid: *oldid,
+                curid: *curid,
+                anchor: anchor.as_deref(),
+                quote: quote.as_ref(),
+            },
+            Source::WikiLink { target, anchor } => Wanted {
+                lang: None,
+                title: Some(target),
+                oldid: None,
+                curid: None,
+                anchor: anchor.as_deref(),
+                quote: None,
+            },
+            Source::Unresolved => return Ok((no_page(Existence::Unresolved), None)),
+            other => {
+                let kind = SourceKind::of(other);
+                return Ok((no_page(Existence::NotCheckableOffline { kind }), None));
+            }
+        };
+        let site_lang = &self.index.manifest().site.lang;
+        if let Some(lang) = wanted.lang
+            && !lang.eq_ignore_ascii_case(site_lang)
+        {
+            let wiki = format!("{lang}.wikipedia");
+            return Ok((no_page(Existence::OtherWiki { wiki }), None));
+        }
+        let (existence, found) = self.find(&wanted)?;
+        let Some((number, fragment)) = found else {
+            return Ok((no_page(existence), None));
+        };
+        let rec = self.index.page(number)?;
+        let revision = wanted.oldid.map(|cited| RevisionCheck {
+            cited,
+            dump: rec.rev_id,
+            same: cited == rec.rev_id,
+        });
+        let request = LocatorRequest {
+            anchor: wanted.anchor.map(str::to_string).or(fragment),
+            quote: wanted.quote.cloned(),
+        };
+        let target = Target {
+            existence,
+            page: Some(CitedPage {
+                title: self.index.display_title(&rec),
+                page_id: rec.id,
+                number,
+                rev_id: rec.rev_id,
+                timestamp: rec.timestamp,
+            }),
+            revision,
+            locator: LocatorCheck::none(),
+        };
+        Ok((target, Some(request)))
+    }
+
+    /// The page a citation names, with the fragment a redirect adds.
+    #[allow(clippy::type_complexity)]
+    fn find(&self, w: &Wanted) -> Result<(Existence, Option<(u32, Option<String>)>), IndexError> {
+        let number = match w.title {
+            Some(title) => match self.index.lookup(title) {
+                Lookup::Page(_, n) => n,
+                Lookup::Missing(t) => {
+                    let title = self.index.codec().prefixed_text(t.ns, &t.dbkey);
+                    return Ok((Existence::Missing { title }, None));
+                }
+                Lookup::Invalid(e) => {
+                    return Ok((
+                        Existence::InvalidTitle {
+                            title: title.to_string(),
+                            reason: e.to_string(),
+                        },
+                        None,
+                    ));
+                }
+                Lookup::Interwiki(t) => {
+                    let wiki = t.interwiki.unwrap_or_default();
+                    return Ok((Existence::OtherWiki { wiki }, None));
+                }
+            },
+            None => {
+                let by_id = w.curid.and_then(|id| self.ids().get(&id).copied());
+                let by_rev = w.oldid.and_then(|r| self.revs().get(&r).copied());
+                match by_id.or(by_rev) {
+                    Some(n) => n,
+                    None => {
+                        let title = match (w.curid, w.oldid) {
+                            (Some(c), _) => format!("page id {c}"),
+                            (None, Some(o)) => format!("revision {o}"),
+                            (None, None) => "(no title)".to_string(),
+                        };
+                        return Ok((Existence::Missing { title }, None));
+                    }
+                }
+            }
+        };
+        let rec = self.index.page(number)?;
+        let Some(rd) = &rec.redirect else {
+            return Ok((Existence::Page, Some((number, None))));
+        };
+        match &rd.resolution {
+            Resolution::Page { page, fragment, .. } => Ok((
+                Existence::Redirect {
+                    via: vec![self.index.display_title(&rec)],
+                },
+                Some((*page, fragment.clone().or_else(|| rd.fragment.clone()))),
+            )),
+            _ => Ok((
+                Existence::BrokenRedirect {
+                    title: self.index.display_title(&rec),
+                },
+                None,
+            )),
+        }
+    }
+
+    fn ids(&self) -> &HashMap<u64, u32> {
+        self.by_id.get_or_init(|| self.map(|r| r.id))
+    }
+
+    fn revs(&self) -> &HashMap<u64, u32> {
+        self.by_rev.get_or_init(|| self.map(|r| r.rev_id))
+    }
+
+    fn map(&self, key: fn(&PageRecord) -> u64) -> HashMap<u64, u32> {
+        (0..self.index.page_count() as u32)
+            .filter_map(|n| self.index.page(n).ok().map(|r| (key(&r), n)))
+            .collect()
+    }
+}
+
+fn no_page(existence: Existence) -> Target {
+    Target {
+        existence,
+        page: None,
+        revision: None,
+        locator: LocatorCheck::none(),
+    }
+}
+
+/// The sections a section citation covers: the section and its subsections.
+pub fn section_scope(s: &PageStructure, section: u32) -> std::ops::Range<u32> {
+    if section == 0 {
+        return 0..1;
+    }
+    let level = s.sections.get(section as usize - 1).map_or(0, |x| x.level);
+    let mut end = section + 1;
+    while let Some(next) = s.sections.get(end as usize - 1) {
+        if next.level <= level {
+            break;
+        }
+        end += 1;
+    }
+    section..end
+}
+
+/// The locator parts a citation carries, to resolve on its page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatorRequest {
+    /// The citation's anchor, else the fragment of the redirect it went through.
+    pub anchor: Option<String>,
+    pub quote: Option<TextQuote>,
+}
+
+/// Resolves a citation's anchor and quote on its page.
+pub fn locate(request: &LocatorRequest, s: &PageStructure, text: &PageText) -> LocatorCheck {
+    let anchor = request.anchor.as_deref();
+    let quote = request.quote.as_ref();
+    let mut out = LocatorCheck {
+        requested: Precision::Page,
+        precision: Precision::Page,
+        resolved: true,
+        ..LocatorCheck::none()
+    };
+    if let Some(a) = anchor.filter(|a| !a.trim().is_empty()) {
+        out.requested = Precision::Section;
+        match section_number(s, a) {
+            Some(n) => {
+                out.precision = Precision::Section;
+                out.section = Some(n);
+                out.anchor = section_anchor(s, n);
+            }
+            None => {
+                out.resolved = false;
+                out.problems.push(format!("no section with anchor {a:?}"));
+            }
+        }
+    }
+    if let Some(q) = quote {
+        let (requested, found) = find_quote(text, q, out.section.map(|n| section_scope(s, n)));
+        out.requested = requested;
+        if found.is_empty() {
+            out.resolved = false;
+            out.problems.push(format!(
+                "quoted text {:?} not found in the dump's text",
+                q.start
+            ));
+        } else {
+            out.precision = requested;
+            if out.section.is_none() {
+                out.section = Some(found[0].0);
+                out.anchor = section_anchor(s, found[0].0);
+            }
+            out.quote_sentences = found;
+        }
+    }
+    out
+}
+
+/// Lower case, one space between words, typographic quotes and dashes made plain: the
+/// dump's text and a browser's rendering of the page differ in exactly these ways.
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = true;
+    for c in s.chars() {
+        let c = match c {
+            '\u{2018}' | '\u{2019}' | '\u{2032}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{2033}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{00A0}' | '\u{202F}' => ' ',
+            c => c,
+        };
+        if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+                space = true;
+            }
+        } else {
+            out.extend(c.to_lowercase());
+            space = false;
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// The sentences holding a text fragment: the one containing `start` (and `end`, when
+/// given, in the same or a following sentence of the same section). Returns the precision
+/// the fragment asks for and the (section, sentence) pairs found.
+fn find_quote(
+    text: &PageText,
+    q: &TextQuote,
+    within: Option<std::ops::Range<u32>>,
+) -> (Precision, Vec<(u32, usize)>) {
+    let start = normalize(&q.start);
+    let end = q.end.as_deref().map(normalize).filter(|e| !e.is_empty());
+    let requested = if end.is_some() {
+        Precision::Sentence
+    } else {
+        Precision::Quote
+    };
+    if start.is_empty() {
+        return (requested, Vec::new());
+    }
+    // A page is a few hundred sentences: normalizing them all per quote is cheap.
+    let sentences: Vec<(u32, usize, String)> = text
+        .sentences()
+        .filter(|(sec, _, _)| within.as_ref().is_none_or(|r| r.contains(sec)))
+        .map(|(sec, i, s)| (sec, i, normalize(&s.text)))
+        .collect();
+    for (k, (sec, i, norm)) in sentences.iter().enumerate() {
+        let Some(at) = norm.find(&start) else {
+            continue;
+        };
+        let Some(end) = &end else {
+            return (requested, vec![(*sec, *i)]);
+        };
+        // The end must follow the start, in this sentence or a later one of the section.
+        if norm[at + start.len()..].contains(end.as_str()) {
+            return (Precision::Quote, vec![(*sec, *i)]);
+        }
+        let mut run = vec![(*sec, *i)];
+        for (sec2, i2, norm2) in sentences[k + 1..].iter().take(20) {
+            if sec2 != sec {
+                break;
+            }
+            run.push((*sec2, *i2));
+            if norm2.contains(end.as_str()) {
+                return (requested, run);
+            }
+        }
+    }
+    (requested, Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{SectionText, Sentence, SentenceKind};
+
+    fn page(sections: &[&[&str]]) -> PageText {
+        PageText {
+            sections: sections
+                .iter()
+                .map(|ss| SectionText {
+                    sentences: ss
+                        .iter()
+                        .map(|t| Sentence {
+                            text: t.to_string(),
+                            kind: SentenceKind::Prose,
+                            start: 0,
+                            end: 0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    fn quote(start: &str, end: Option<&str>) -> TextQuote {
+        TextQuote {
+            prefix: None,
+            start: start.to_string(),
+            end: end.map(str::to_string),
+            suffix: None,
+        }
+    }
+
+    #[test]
+    fn quotes_are_found_whatever_the_typography() {
+        let t = page(&[
+            &["Intro sentence."],
+            &[
+                "The river\u{2019}s source lies at 1,200 m.",
+                "It flows north.",
+                "Then it turns east.",
+            ],
+        ]);
+        assert_eq!(
+            find_quote(&t, &quote("river's  SOURCE", None), None),
+            (Precision::Quote, vec![(1, 0)])
+        );
+        assert_eq!(
+            find_quote(&t, &quote("source lies", Some("turns east")), None),
+            (Precision::Sentence, vec![(1, 0), (1, 1), (1, 2)])
+        );
+        assert_eq!(
+            find_quote(&t, &quote("flows", Some("north")), None),
+            (Precision::Quote, vec![(1, 1)])
+        );
+        assert!(
+            find_quote(&t, &quote("flows south", None), None)
+                .1
+                .is_empty()
+        );
+        // Restricted to the lead, the quote is not there.
+        assert!(
+            find_quote(&t, &quote("flows", None), Some(0..1))
+                .1
+                .is_empty()
+        );
+    }
+}
