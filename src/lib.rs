@@ -5,12 +5,14 @@
 //! [`build`]) → the query side ([`export`], …). The `wikiwit` binary is a thin CLI over
 //! this library.
 
+pub mod audit;
 pub mod build;
 pub mod cite;
 pub mod dump;
 pub mod export;
 pub mod index;
 pub mod lists;
+pub mod locator;
 pub mod query;
 pub mod redirect;
 pub mod resolve;

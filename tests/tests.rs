@@ -3,11 +3,13 @@
 
 mod util;
 
+mod audit;
 mod bad_input;
 mod cite;
 mod cli;
 mod formats;
 mod hostile;
+mod locator;
 mod oracle;
 mod structure;
 mod text;

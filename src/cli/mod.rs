@@ -1,6 +1,7 @@
 //! Subcommands, one module each. Every `run` returns an [`Outcome`]; `main` maps it to
 //! the exit code: 0 success, 1 "not found" (or blocking findings), 2 error.
 
+mod audit;
 mod build;
 mod category;
 mod demo;
@@ -8,6 +9,7 @@ mod export;
 mod info;
 mod infobox;
 mod links;
+mod locate;
 mod page;
 mod progress;
 mod query_cmds;
@@ -60,6 +62,10 @@ enum Command {
     Text(text::Args),
     /// Full-text search (BM25) with the best-matching sentence of each hit.
     Search(search::Args),
+    /// What a locator (page, section, infobox field, table cell, sentence, quote) points at.
+    Locate(locate::Args),
+    /// Audit a staged table (contract + rows) against the index; append findings to a log.
+    Audit(audit::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -105,6 +111,8 @@ pub fn main() -> ExitCode {
         Command::Siblings(a) => siblings::run(a),
         Command::Text(a) => text::run(a),
         Command::Search(a) => search::run(a),
+        Command::Locate(a) => locate::run(a),
+        Command::Audit(a) => audit::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {
