@@ -5,6 +5,7 @@
 //! [`build`]) → the query side ([`export`], …). The `wikiwit` binary is a thin CLI over
 //! this library.
 
+pub mod audit;
 pub mod build;
 pub mod cite;
 pub mod dump;
@@ -13,6 +14,7 @@ pub mod export;
 pub mod frontier;
 pub mod index;
 pub mod lists;
+pub mod locator;
 pub mod query;
 pub mod redirect;
 pub mod resolve;

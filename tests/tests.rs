@@ -3,12 +3,14 @@
 
 mod util;
 
+mod audit;
 mod bad_input;
 mod cite;
 mod cli;
 mod formats;
 mod frontier;
 mod hostile;
+mod locator;
 mod oracle;
 mod structure;
 mod text;

@@ -1,6 +1,7 @@
 //! Subcommands, one module each. Every `run` returns an [`Outcome`]; `main` maps it to
 //! the exit code: 0 success, 1 "not found" (or blocking findings), 2 error.
 
+mod audit;
 mod build;
 mod category;
 mod cite;
@@ -11,6 +12,7 @@ mod frontier;
 mod info;
 mod infobox;
 mod links;
+mod locate;
 mod page;
 mod progress;
 mod query_cmds;
@@ -69,6 +71,10 @@ enum Command {
     Eval(eval::Args),
     /// Citations of a markdown report: parse them, check them offline, evaluate support scoring.
     Cite(cite::Args),
+    /// What a locator (page, section, infobox field, table cell, sentence, quote) points at.
+    Locate(locate::Args),
+    /// Audit a staged table (contract + rows) against the index; append findings to a log.
+    Audit(audit::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
 }
@@ -117,6 +123,8 @@ pub fn main() -> ExitCode {
         Command::Frontier(a) => frontier::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Cite(a) => cite::run(a),
+        Command::Locate(a) => locate::run(a),
+        Command::Audit(a) => audit::run(a),
         Command::Demo(a) => demo::run(a),
     };
     match result {

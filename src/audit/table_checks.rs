@@ -1,0 +1,428 @@
+//! The table-level checks: 5 key uniqueness, 9 cardinality, 10 source-role coverage,
+//! 11 operator provenance, 12 exhaustiveness. They see the whole table through what each
+//! row left in [`TableState`] (folded in row order, so memory stays small: hashes of
+//! keys, the set of source pages), plus the contract's sources.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+
+use super::checks::{Check, Severity};
+use super::contract::{FilterValue, SourceCol};
+use super::row_checks::RowSummary;
+use super::{Ctx, Finding, values};
+use crate::index::IndexError;
+use crate::locator::{Content, Resolution, Target};
+
+/// A duplicate key: the row, and the earlier row with the same key.
+struct Duplicate {
+    row: usize,
+    line: u64,
+    key: Option<String>,
+    first_row: usize,
+    first_line: u64,
+}
+
+#[derive(Default)]
+pub struct TableState {
+    /// Key identity hash → first row. A 64-bit SipHash (fixed keys, deterministic):
+    /// a collision among a million keys has probability ~3·10⁻⁸.
+    keys: HashMap<u64, (usize, u64)>,
+    duplicates: Vec<Duplicate>,
+    first_keys: HashSet<String>,
+    first_pages: HashSet<u32>,
+    /// Source page (final page number, or title without a page) → first row citing it.
+    sources: BTreeMap<Result<u32, String>, usize>,
+    blocked: Vec<bool>,
+}
+
+impl TableState {
+    pub fn add(&mut self, s: RowSummary) {
+        if self.blocked.len() <= s.number {
+            self.blocked.resize(s.number + 1, false);
+        }
+        self.blocked[s.number] = s.blocked;
+        if let Some(id) = &s.identity {
+            let mut h = std::hash::DefaultHasher::new();
+            id.hash(&mut h);
+            match self.keys.entry(h.finish()) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let (first_row, first_line) = *e.get();
+                    self.duplicates.push(Duplicate {
+                        row: s.number,
+                        line: s.line,
+                        key: s.key.clone(),
+                        first_row,
+                        first_line,
+                    });
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((s.number, s.line));
+                }
+            }
+        }
+        if let Some(k) = s.first_key {
+            self.first_keys.insert(k);
+        }
+        if let Some(p) = s.first_key_page {
+            self.first_pages.insert(p);
+        }
+        if let Some(src) = s.source {
+            self.sources.entry(src).or_insert(s.number);
+        }
+    }
+
+    pub fn blocked(&self, row: usize) -> bool {
+        self.blocked.get(row).copied().unwrap_or(false)
+    }
+
+    pub fn mark_blocked(&mut self, row: usize) {
+        if let Some(b) = self.blocked.get_mut(row) {
+            *b = true;
+        }
+    }
+}
+
+/// Runs the table-level checks; `rows` is the number of records read.
+pub fn run(ctx: &Ctx<'_>, state: &TableState, rows: usize) -> Result<Vec<Finding>, IndexError> {
+    let mut out = Vec::new();
+    for d in &state.duplicates {
+        let mut f = ctx.finding(
+            Check::KeyIntegrity,
+            format!(
+                "duplicate primary key (after normalization and redirects): same as row {} (line {})",
+                d.first_row, d.first_line
+            ),
+        );
+        f.row = Some(d.row);
+        f.line = Some(d.line);
+        f.key = d.key.clone();
+        out.push(f);
+    }
+    cardinality(ctx, state, rows, &mut out)?;
+    let resolved_sources = sources(ctx, &mut out)?;
+    provenance(ctx, state, &resolved_sources, &mut out)?;
+    exhaustiveness(ctx, &resolved_sources, &mut out);
+    Ok(out)
+}
+
+/// A contract source, resolved.
+struct Source {
+    index: usize,
+    /// Final page number.
+    page: Option<u32>,
+    content: Option<Content>,
+    list_page: bool,
+}
+
+/// Check 9: the row count against the declared count or the count source's items
+/// (filtered by the scope filters the source's columns allow).
+fn cardinality(
+    ctx: &Ctx<'_>,
+    state: &TableState,
+    rows: usize,
+    out: &mut Vec<Finding>,
+) -> Result<(), IndexError> {
+    let scope = &ctx.contract.scope;
+    let source = scope.count_source.clone().or_else(|| {
+        ctx.contract
+            .sources
+            .iter()
+            .find(|s| {
+                matches!(s.role.as_deref(), Some("count" | "list"))
+                    && s.locator.as_ref().is_some_and(|l| l.contains("table:"))
+            })
+            .and_then(|s| {
+                crate::locator::parse_relative(s.locator.as_deref()?, &s.page)
+                    .ok()
+                    .map(|l| l.to_string())
+            })
+    });
+    let sample_note = |f: &mut Finding| {
+        if !scope.exhaustive {
+            f.severity = Severity::Advisory;
+        }
+    };
+    if let Some(n) = scope.count {
+        let n = n as usize;
+        if (scope.exhaustive && rows != n) || rows > n {
+            let mut f = ctx.finding(
+                Check::Cardinality,
+                format!("{rows} row(s), but the contract declares {n} answer(s)"),
+            );
+            sample_note(&mut f);
+            out.push(f);
+        }
+    }
+    let Some(src) = source else {
+        return Ok(());
+    };
+    let Ok(loc) = crate::locator::parse(&src) else {
+        return Ok(()); // validated with the contract
+    };
+    let key_col = ctx
+        .contract
+        .primary_key
+        .first()
+        .and_then(|k| ctx.contract.column(k))
+        .and_then(|c| c.source_col.clone());
+    let counted = match super::count_items(&ctx.resolver, &loc, key_col.as_ref())? {
+        Ok(c) => c,
+        Err(why) => {
+            let mut f = ctx.finding(
+                Check::Cardinality,
+                format!("the count source {src:?} cannot be counted: {why}"),
+            );
+            f.locator = Some(src.clone());
+            out.push(f);
+            return Ok(());
+        }
+    };
+    // Apply the filters whose column maps to a source column.
+    let mut unapplied = Vec::new();
+    let mut items = Vec::new();
+    'item: for it in &counted.items {
+        for flt in &ctx.filters {
+            let Some(sc) = ctx
+                .contract
+                .column(&flt.column)
+                .and_then(|c| c.source_col.as_ref())
+            else {
+                if !unapplied.contains(&flt.text) {
+                    unapplied.push(flt.text.clone());
+                }
+                continue;
+            };
+            let cell = match sc {
+                SourceCol::Index(i) => it.cells.get(*i).map(|c| c.1.as_str()),
+                SourceCol::Header(h) => {
+                    let want = values::fold(h);
+                    it.cells
+                        .iter()
+                        .find(|c| c.0.as_deref().is_some_and(|l| values::fold(l) == want))
+                        .map(|c| c.1.as_str())
+                }
+            };
+            let Some(cell) = cell else { continue };
+            let keep = match &flt.value {
+                FilterValue::Number(want, _) => {
+                    values::parse_number_unit(cell).map(|(x, _)| flt.op.holds(x.total_cmp(want)))
+                }
+                FilterValue::Date(want) => {
+                    values::parse_date(cell).map(|d| flt.op.holds(d.cmp(want)))
+                }
+                FilterValue::Text(want) => {
+                    Some(flt.op.holds(values::fold(cell).cmp(&values::fold(want))))
+                }
+            };
+            if keep == Some(false) {
+                continue 'item;
+            }
+        }
+        items.push(it);
+    }
+    let expected = items.len();
+    let filtered = if ctx.filters.is_empty() || unapplied.len() == ctx.filters.len() {
+        String::new()
+    } else {
+        format!(" ({} before the scope filters)", counted.items.len())
+    };
+    let missing: Vec<&str> = items
+        .iter()
+        .filter(|it| {
+            !state.first_keys.contains(&values::fold(&it.key))
+                && !it.pages.iter().any(|p| state.first_pages.contains(p))
+        })
+        .map(|it| it.key.as_str())
+        .collect();
+    let wrong = if scope.exhaustive {
+        rows != expected || !missing.is_empty()
+    } else {
+        rows > expected
+    };
+    if wrong {
+        let mut msg = format!(
+            "{rows} row(s), but {} of {:?} has {expected} item(s){filtered}",
+            counted.what, counted.page
+        );
+        if !missing.is_empty() {
+            const SHOWN: usize = 10;
+            msg.push_str(&format!(
+                "; not staged: {}{}",
+                missing[..missing.len().min(SHOWN)].join(", "),
+                if missing.len() > SHOWN {
+                    format!(" and {} more", missing.len() - SHOWN)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if !unapplied.is_empty() {
+            msg.push_str(&format!(
+                "; filters not applied to the source (no source_col): {}",
+                unapplied.join(", ")
+            ));
+        }
+        let mut f = ctx.finding(Check::Cardinality, msg);
+        f.locator = Some(src);
+        sample_note(&mut f);
+        out.push(f);
+    }
+    Ok(())
+}
+
+/// Check 10: every required role is present, every source has a role and resolves.
+fn sources(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Result<Vec<Source>, IndexError> {
+    let c = ctx.contract;
+    let mut resolved = Vec::new();
+    for (i, s) in c.sources.iter().enumerate() {
+        let page = ctx.resolver.find_page(&s.page)?;
+        let mut src = Source {
+            index: i,
+            page: page.as_ref().ok().map(|x| x.0),
+            content: None,
+            list_page: false,
+        };
+        match &page {
+            Err(u) => {
+                let mut f = ctx.finding(Check::SourceRoles, format!("sources[{i}]: {u}"));
+                f.locator = Some(s.page.clone());
+                out.push(f);
+            }
+            Ok((n, _, _)) => {
+                src.list_page = ctx.resolver.index().page(*n)?.list_page;
+                if let Some(l) = &s.locator
+                    && let Ok(loc) = crate::locator::parse_relative(l, &s.page)
+                {
+                    match ctx.resolver.resolve(&loc)? {
+                        Resolution::Found(r) => src.content = Some(r.content),
+                        Resolution::Unresolved(u) => {
+                            let mut f = ctx.finding(
+                                Check::SourceRoles,
+                                format!("sources[{i}]: the locator does not resolve: {u}"),
+                            );
+                            f.locator = Some(l.clone());
+                            out.push(f);
+                        }
+                    }
+                }
+            }
+        }
+        if s.role.as_deref().is_none_or(|r| r.trim().is_empty()) {
+            out.push(ctx.finding(
+                Check::SourceRoles,
+                format!("sources[{i}] ({:?}) has no role", s.page),
+            ));
+        }
+        resolved.push(src);
+    }
+    let required = c.required_roles.clone().unwrap_or_else(|| {
+        if c.scope.exhaustive {
+            vec!["list".to_string()]
+        } else {
+            Vec::new()
+        }
+    });
+    for role in required {
+        if !c
+            .sources
+            .iter()
+            .any(|s| s.role.as_deref() == Some(role.as_str()))
+        {
+            out.push(ctx.finding(
+                Check::SourceRoles,
+                format!("no source has the required role {role:?}"),
+            ));
+        }
+    }
+    Ok(resolved)
+}
+
+/// Check 11: every page the rows cite is a declared source with an operator, or is
+/// linked from a declared `list` source with an operator (the operator expanded it).
+fn provenance(
+    ctx: &Ctx<'_>,
+    state: &TableState,
+    sources: &[Source],
+    out: &mut Vec<Finding>,
+) -> Result<(), IndexError> {
+    let c = ctx.contract;
+    let has_op = |i: usize| {
+        c.sources[i]
+            .operator
+            .as_deref()
+            .is_some_and(|o| !o.trim().is_empty())
+    };
+    for s in sources {
+        if !has_op(s.index) {
+            out.push(ctx.finding(
+                Check::Provenance,
+                format!(
+                    "sources[{}] ({:?}) does not say which operator brought it",
+                    s.index, c.sources[s.index].page
+                ),
+            ));
+        }
+    }
+    let declared: HashSet<u32> = sources
+        .iter()
+        .filter(|s| has_op(s.index))
+        .filter_map(|s| s.page)
+        .collect();
+    let mut expanded: HashSet<u32> = HashSet::new();
+    for s in sources {
+        if has_op(s.index)
+            && c.sources[s.index].role.as_deref() == Some("list")
+            && let Some(p) = s.page
+        {
+            for l in ctx.resolver.index().outlinks(p) {
+                expanded.insert(crate::locator::final_page(ctx.resolver.index(), l)?);
+            }
+        }
+    }
+    for (src, first_row) in &state.sources {
+        let (ok, name) = match src {
+            Ok(p) => (declared.contains(p) || expanded.contains(p), {
+                let rec = ctx.resolver.index().page(*p)?;
+                ctx.resolver.index().display_title(&rec)
+            }),
+            Err(title) => (false, title.clone()),
+        };
+        if !ok {
+            let mut f = ctx.finding(
+                Check::Provenance,
+                format!(
+                    "source page {name:?} (first cited by row {first_row}) is neither a declared source nor linked from a declared list source"
+                ),
+            );
+            f.row = Some(*first_row);
+            out.push(f);
+        }
+    }
+    Ok(())
+}
+
+/// Check 12: an exhaustive claim needs a complete enumeration among the sources: a
+/// table, or a list page / section with list items, cited with role `list`.
+fn exhaustiveness(ctx: &Ctx<'_>, sources: &[Source], out: &mut Vec<Finding>) {
+    let c = ctx.contract;
+    if !c.scope.exhaustive {
+        return;
+    }
+    let backed = sources.iter().any(|s| {
+        c.sources[s.index].role.as_deref() == Some("list")
+            && match &s.content {
+                Some(Content::Table { .. }) => true,
+                Some(Content::Text { .. }) => s.list_page,
+                None => s.list_page && c.sources[s.index].locator.is_none(),
+                _ => false,
+            }
+    }) || c.scope.count_source.as_deref().is_some_and(|l| {
+        crate::locator::parse(l).is_ok_and(|l| matches!(l.target, Target::Table { .. }))
+    });
+    if !backed {
+        out.push(ctx.finding(
+            Check::Exhaustiveness,
+            "the table claims to be exhaustive, but no source with role \"list\" is a complete table or list (cite it as Page|table:N, or a list page)".into(),
+        ));
+    }
+}

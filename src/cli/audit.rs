@@ -1,0 +1,86 @@
+//! `wikiwit audit CONTRACT ROWS [--index DIR] [--findings FILE] [--threads N]`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{IndexArg, Outcome};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The contract (JSON): query, key, typed columns, scope, sources.
+    contract: PathBuf,
+    /// The staged rows (JSON lines or CSV); opened read-only.
+    rows: PathBuf,
+    #[command(flatten)]
+    index: IndexArg,
+    /// Findings log to append to (default: ROWS with `.findings.jsonl` appended).
+    #[arg(long, value_name = "FILE")]
+    findings: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let index = args.index.open()?;
+    let log = args.findings.clone().unwrap_or_else(|| {
+        let mut s = args.rows.clone().into_os_string();
+        s.push(".findings.jsonl");
+        PathBuf::from(s)
+    });
+    let opts = wikiwit::audit::Options {
+        threads: args.threads,
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let s = wikiwit::audit::audit(&index, &args.contract, &args.rows, &log, &opts)?;
+    let secs = start.elapsed().as_secs_f64();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        super::print_json(&mut out, &s)?;
+    } else {
+        writeln!(
+            out,
+            "audit {}: {} row(s) of {} (sha256 {})",
+            s.audit,
+            s.rows,
+            args.rows.display(),
+            &s.rows_sha256[..16]
+        )?;
+        writeln!(
+            out,
+            "{} finding(s): {} blocking, {} hygiene, {} advisory; {} row(s) blocked",
+            s.findings, s.blocking, s.hygiene, s.advisory, s.rows_blocked
+        )?;
+        for c in wikiwit::audit::checks::ALL {
+            if let Some(n) = s.by_check.get(&c.id()) {
+                writeln!(
+                    out,
+                    "  {:>2} {:<22} {:<10} {n}",
+                    c.id(),
+                    c.name(),
+                    format!("{:?}", c.category()).to_lowercase()
+                )?;
+            }
+        }
+        writeln!(
+            out,
+            "states: {}; findings appended to {}",
+            s.states.join(", "),
+            s.findings_log.display()
+        )?;
+    }
+    eprintln!(
+        "wikiwit: audited {} rows in {secs:.2} s ({:.0} rows/s)",
+        s.rows,
+        s.rows as f64 / secs.max(1e-9)
+    );
+    Ok(if s.blocking > 0 {
+        Outcome::NotFound
+    } else {
+        Outcome::Success
+    })
+}

@@ -1,0 +1,341 @@
+//! Locators: where inside a Wikipedia page a fact sits, written so a person can type it
+//! and an agent can emit it, and resolved against the index to the exact content.
+//!
+//! A row of a staged table (the auditor, [`crate::audit`]) or a citation of a report
+//! (the citation checker, [`crate::cite`]) names a page *and* a place in it: a section, an
+//! infobox field, a table cell, a sentence, a quoted passage. [`parse`] reads the text
+//! form (grammar in [`parse`'s module](parse)); [`resolve`] returns what the place holds
+//! — cell text, field value, sentence, section text — or why it does not resolve (no
+//! such page, a redirect that leads nowhere, no such section, field, table, row…).
+//! A locator that does not resolve is a verdict ([`Resolution::Unresolved`]), not an
+//! error: only a failing index is an `Err`.
+//!
+//! [`Resolver`] caches decoded pages, so resolving a million rows that cite a few
+//! thousand pages decodes each page once.
+
+mod parse;
+mod resolve;
+
+use std::fmt;
+
+use serde::Serialize;
+
+pub use parse::{LocatorError, parse, parse_relative};
+pub(crate) use resolve::final_page;
+pub use resolve::{
+    CellContent, Content, PageData, Resolution, Resolved, Resolver, SectionInfo, Unresolved,
+    resolve,
+};
+
+/// A parsed locator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locator {
+    /// `None` for a relative locator (`table:1|row:3`), whose page comes from elsewhere.
+    pub page: Option<PageSpec>,
+    /// The section the target sits in (or is), if named.
+    pub section: Option<SectionSpec>,
+    pub target: Target,
+}
+
+/// The page part: a title, with what a URL may add.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageSpec {
+    /// As written (spaces or underscores, any case MediaWiki folds).
+    pub title: String,
+    /// The revision the writer saw (`oldid=` or `oldid:`).
+    pub oldid: Option<u64>,
+    /// `curid=` from a URL.
+    pub curid: Option<u64>,
+    /// The wiki's language, from a URL's host.
+    pub lang: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionSpec {
+    /// An anchor, html5 (`Europe–Asia_boundary`), legacy (`.E2.80.93`) or spaced.
+    Anchor(String),
+    /// Headings from the outside in (`History/Early years`).
+    Path(Vec<String>),
+}
+
+/// A table column: by 0-based grid index or by header label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Column {
+    Index(usize),
+    Header(String),
+}
+
+/// What the locator points at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Target {
+    /// The page itself (its lead, as content).
+    Page,
+    /// The named section.
+    Section,
+    Infobox {
+        field: String,
+    },
+    /// Table `table` (1-based; within the section when one is named).
+    Table {
+        table: usize,
+    },
+    /// Data row `row` (0-based, header rows not counted).
+    Row {
+        table: usize,
+        row: usize,
+    },
+    Cell {
+        table: usize,
+        row: usize,
+        col: Column,
+    },
+    /// Sentence `sentence` (0-based) of the section, or of the lead.
+    Sentence {
+        sentence: usize,
+    },
+    /// A passage quoted verbatim (whitespace and case folded) from the section or page.
+    Quote {
+        text: String,
+    },
+}
+
+impl Locator {
+    /// Whether it points below page level (what the citation gate asks of a row).
+    pub fn is_below_page(&self) -> bool {
+        !matches!(self.target, Target::Page) || self.section.is_some()
+    }
+
+    /// Whether it points at one row or narrower (a row, cell, field or sentence) — the
+    /// grain of one staged row.
+    pub fn is_row_level(&self) -> bool {
+        matches!(
+            self.target,
+            Target::Row { .. }
+                | Target::Cell { .. }
+                | Target::Infobox { .. }
+                | Target::Sentence { .. }
+                | Target::Quote { .. }
+        )
+    }
+}
+
+/// Writes a value, quoted when it would not read back as itself.
+fn write_value(f: &mut fmt::Formatter<'_>, v: &str, force: bool) -> fmt::Result {
+    if force || v.contains(['|', '"', '\\']) || v.trim() != v {
+        write!(f, "\"")?;
+        for c in v.chars() {
+            if c == '"' || c == '\\' {
+                write!(f, "\\")?;
+            }
+            write!(f, "{c}")?;
+        }
+        write!(f, "\"")
+    } else {
+        write!(f, "{v}")
+    }
+}
+
+/// The canonical text form; `parse(x.to_string()) == x`.
+impl fmt::Display for Locator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            if first {
+                first = false;
+                Ok(())
+            } else {
+                write!(f, "|")
+            }
+        };
+        if let Some(p) = &self.page {
+            sep(f)?;
+            write!(f, "{}", p.title)?;
+            if let Some(SectionSpec::Anchor(a)) = &self.section {
+                write!(f, "#{a}")?;
+            }
+            if let Some(o) = p.oldid {
+                write!(f, "|oldid:{o}")?;
+            }
+        } else if let Some(SectionSpec::Anchor(a)) = &self.section {
+            sep(f)?;
+            write!(f, "#{a}")?;
+        }
+        if let Some(SectionSpec::Path(path)) = &self.section {
+            sep(f)?;
+            write!(f, "section:")?;
+            write_value(f, &path.join("/"), false)?;
+        }
+        match &self.target {
+            Target::Page | Target::Section => {}
+            Target::Infobox { field } => {
+                sep(f)?;
+                write!(f, "infobox:")?;
+                write_value(f, field, false)?;
+            }
+            Target::Table { table } => {
+                sep(f)?;
+                write!(f, "table:{table}")?;
+            }
+            Target::Row { table, row } => {
+                sep(f)?;
+                write!(f, "table:{table}|row:{row}")?;
+            }
+            Target::Cell { table, row, col } => {
+                sep(f)?;
+                write!(f, "table:{table}|row:{row}|col:")?;
+                match col {
+                    Column::Index(i) => write!(f, "{i}")?,
+                    Column::Header(h) => write_value(f, h, h.parse::<usize>().is_ok())?,
+                }
+            }
+            Target::Sentence { sentence } => {
+                sep(f)?;
+                write!(f, "sentence:{sentence}")?;
+            }
+            Target::Quote { text } => {
+                sep(f)?;
+                write!(f, "quote:")?;
+                write_value(f, text, true)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Locator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Locator {
+        parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn titles_anchors_and_parts() {
+        let l = p("List of transboundary rivers#Rivers|table:1|row:13|col:Length (km)");
+        assert_eq!(
+            l.page.as_ref().unwrap().title,
+            "List of transboundary rivers"
+        );
+        assert_eq!(l.section, Some(SectionSpec::Anchor("Rivers".into())));
+        assert_eq!(
+            l.target,
+            Target::Cell {
+                table: 1,
+                row: 13,
+                col: Column::Header("Length (km)".into())
+            }
+        );
+        assert!(l.is_row_level());
+        let l = p("Ural (river)|infobox:length");
+        assert_eq!(
+            l.target,
+            Target::Infobox {
+                field: "length".into()
+            }
+        );
+        let l = p("Danube|section:Course/Upper course|sentence:2");
+        assert_eq!(
+            l.section,
+            Some(SectionSpec::Path(vec![
+                "Course".into(),
+                "Upper course".into()
+            ]))
+        );
+        assert_eq!(l.target, Target::Sentence { sentence: 2 });
+        assert!(!p("Danube").is_below_page());
+        assert!(p("Danube#Course").is_below_page());
+    }
+
+    #[test]
+    fn urls_of_every_spelling_give_the_same_page() {
+        for u in [
+            "https://en.wikipedia.org/wiki/Ural_(river)#Europe%E2%80%93Asia_boundary",
+            "https://en.m.wikipedia.org/wiki/Ural_(river)#Europe.E2.80.93Asia_boundary",
+            "https://en.wikipedia.org/w/index.php?title=Ural_(river)&utm_source=chatgpt.com#Europe–Asia_boundary",
+        ] {
+            let l = p(u);
+            assert_eq!(l.page.as_ref().unwrap().title, "Ural (river)", "{u}");
+            assert_eq!(
+                l.section,
+                Some(SectionSpec::Anchor("Europe–Asia boundary".into())),
+                "{u}"
+            );
+        }
+        let l = p("https://en.wikipedia.org/w/index.php?title=Danube&oldid=5177|table:1|row:0");
+        assert_eq!(l.page.as_ref().unwrap().oldid, Some(5177));
+        assert_eq!(l.target, Target::Row { table: 1, row: 0 });
+    }
+
+    #[test]
+    fn quotes_and_round_trip() {
+        let l = p(r#"Rhine|quote:"gives 1,233 km | \"Rijkswaterstaat\"""#);
+        assert_eq!(
+            l.target,
+            Target::Quote {
+                text: "gives 1,233 km | \"Rijkswaterstaat\"".into()
+            }
+        );
+        for s in [
+            "List of transboundary rivers#Rivers|table:1|row:13|col:Length (km)",
+            "Rhine|quote:\"a | b\"",
+            "Danube|section:Course/Upper course|sentence:2",
+            "X|table:2|row:0|col:\"1990\"",
+            "X|oldid:42|table:2",
+            "table:1|row:3",
+        ] {
+            let l = p(s);
+            assert_eq!(p(&l.to_string()), l, "{s} → {l}");
+        }
+        assert_eq!(
+            p("X|table:2|row:0|col:\"1990\"").target,
+            Target::Cell {
+                table: 2,
+                row: 0,
+                col: Column::Header("1990".into())
+            }
+        );
+    }
+
+    #[test]
+    fn errors_say_where_and_why() {
+        for (s, needle) in [
+            ("", "empty locator"),
+            ("Danube|row:3", "row: needs table:"),
+            ("Danube|table:0|row:1", "numbered from 1"),
+            ("Danube|table:x", "non-negative integer"),
+            ("Danube|table:1|sentence:2", "only one of"),
+            ("Danube|frob:1", "unknown part"),
+            ("Danube|quote:\"open", "unclosed"),
+            ("Danube||table:1", "empty part"),
+            ("https://example.com/x", "not a Wikipedia page URL"),
+            ("https://en.wikipedia.org/?curid=5", "without a title"),
+            ("Danube#A|#B", "second section"),
+            ("Danube|col:2", "needs table: and row:"),
+        ] {
+            let e = parse(s).expect_err(s);
+            assert!(e.to_string().contains(needle), "{s}: {e}");
+        }
+        let e = parse("Danube|table:1|row:-3").unwrap_err();
+        assert_eq!(e.offset, 19);
+    }
+
+    #[test]
+    fn relative_locators_take_the_row_page() {
+        let l = parse_relative("table:1|row:3", "Danube").unwrap();
+        assert_eq!(l.page.unwrap().title, "Danube");
+        let l = parse_relative("#Course|sentence:0", "Danube").unwrap();
+        assert_eq!(l.section, Some(SectionSpec::Anchor("Course".into())));
+        let l = parse_relative("Rhine|table:1", "Danube").unwrap();
+        assert_eq!(l.page.unwrap().title, "Rhine");
+    }
+}

@@ -1,0 +1,786 @@
+//! Locator → content, against the index.
+//!
+//! Pages are found as links would find them (MediaWiki title rules), redirects are
+//! followed and reported (`via`); a redirect that ends nowhere (missing target, loop,
+//! another wiki) is a reason, not a page. Decoded pages are shared through a sharded
+//! cache so that parallel callers decode each page once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+
+use super::{Column, Locator, SectionSpec, Target};
+use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution as RedirectEnd};
+use crate::text::PageText;
+use crate::wikitext::{PageStructure, Table};
+
+/// Why a locator does not resolve.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum Unresolved {
+    #[error("no page {title:?}")]
+    NoSuchPage { title: String },
+    #[error("{title:?} is not a valid title: {why}")]
+    InvalidTitle { title: String, why: String },
+    #[error("{title:?} is on another wiki")]
+    OtherWiki { title: String },
+    #[error("{from:?} redirects elsewhere: {why}")]
+    RedirectElsewhere { from: String, why: String },
+    #[error("{page:?} has no section {section:?}")]
+    NoSuchSection { page: String, section: String },
+    #[error("{page:?} has no infobox field {field:?}{}", if .fields.is_empty() { " (no infobox)".to_string() } else { format!(" (fields: {})", .fields.join(", ")) })]
+    NoSuchField {
+        page: String,
+        field: String,
+        fields: Vec<String>,
+    },
+    #[error("{page:?} has {tables} table(s){}; there is no table {table}", .section.as_deref().map(|s| format!(" in section {s:?}")).unwrap_or_default())]
+    NoSuchTable {
+        page: String,
+        section: Option<String>,
+        table: usize,
+        tables: usize,
+    },
+    #[error("table {table} of {page:?} has {rows} data row(s); there is no row {row}")]
+    NoSuchRow {
+        page: String,
+        table: usize,
+        row: usize,
+        rows: usize,
+    },
+    #[error("table {table} of {page:?} has no column {column}")]
+    NoSuchColumn {
+        page: String,
+        table: usize,
+        column: String,
+    },
+    #[error("{page:?} has {sentences} sentence(s) in {where_}; there is no sentence {sentence}")]
+    NoSuchSentence {
+        page: String,
+        where_: String,
+        sentence: usize,
+        sentences: usize,
+    },
+    #[error("the quote is not in {where_} of {page:?}")]
+    QuoteNotFound { page: String, where_: String },
+    #[error("the index has no plain text (built with --no-text)")]
+    NoText,
+    #[error("no page is given (a relative locator needs a source page)")]
+    NoPage,
+}
+
+/// A section, as reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionInfo {
+    /// 0 = lead.
+    pub number: u32,
+    pub anchor: Option<String>,
+    pub heading: Option<String>,
+}
+
+/// One cell of a located row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CellContent {
+    pub col: usize,
+    pub label: Option<String>,
+    pub text: String,
+    /// Titles the cell links to.
+    pub links: Vec<String>,
+    /// Final pages (redirects followed) of those links, for name matching.
+    #[serde(skip)]
+    pub link_pages: Vec<u32>,
+}
+
+/// What the locator points at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Content {
+    /// The page's lead (or the section's text, for a section locator).
+    Text {
+        text: String,
+    },
+    Field {
+        template: String,
+        name: String,
+        value: String,
+        raw: String,
+    },
+    Table {
+        /// Page-wide table number (1-based).
+        table: usize,
+        caption: String,
+        labels: Vec<Option<String>>,
+        rows: usize,
+    },
+    Row {
+        table: usize,
+        row: usize,
+        cells: Vec<CellContent>,
+    },
+    Cell {
+        table: usize,
+        row: usize,
+        cell: CellContent,
+        /// The rest of the row, for context.
+        row_cells: Vec<CellContent>,
+    },
+    Sentence {
+        sentence: usize,
+        text: String,
+    },
+}
+
+impl Content {
+    /// A one-line excerpt of the evidence (`label: text; …` for rows).
+    pub fn excerpt(&self) -> String {
+        match self {
+            Content::Text { text } | Content::Sentence { text, .. } => text.clone(),
+            Content::Field { name, value, .. } => format!("{name} = {value}"),
+            Content::Table {
+                caption,
+                labels,
+                rows,
+                ..
+            } => {
+                let l: Vec<&str> = labels.iter().map(|x| x.as_deref().unwrap_or("")).collect();
+                format!("{caption} [{}] ({rows} rows)", l.join(" | "))
+            }
+            Content::Row { cells, .. } => cells_line(cells),
+            Content::Cell { cell, .. } => cells_line(std::slice::from_ref(cell)),
+        }
+    }
+}
+
+fn cells_line(cells: &[CellContent]) -> String {
+    cells
+        .iter()
+        .map(|c| match &c.label {
+            Some(l) => format!("{l}: {}", c.text),
+            None => format!("col {}: {}", c.col, c.text),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A resolved locator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Resolved {
+    pub page: String,
+    pub page_id: u64,
+    /// The revision in the index (the evidence's revision).
+    pub rev_id: u64,
+    /// Unix seconds of that revision.
+    pub timestamp: i64,
+    /// Redirects followed to reach the page.
+    pub via: Vec<String>,
+    pub section: Option<SectionInfo>,
+    pub content: Content,
+    /// The locator asked for another revision (`oldid`) than the index holds.
+    pub other_revision: Option<u64>,
+    /// Page number in the index.
+    #[serde(skip)]
+    pub number: u32,
+}
+
+/// The outcome of resolving a locator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Resolution {
+    Found(Resolved),
+    Unresolved(Unresolved),
+}
+
+/// A decoded page, shared by everyone resolving locators on it.
+pub struct PageData {
+    pub number: u32,
+    pub record: PageRecord,
+    pub title: String,
+    pub structure: PageStructure,
+    text: OnceLock<Option<Arc<PageText>>>,
+    /// Final page of each link (redirects followed; `NO_PAGE` for red links), computed on
+    /// first use: rows of one table share them.
+    link_targets: OnceLock<Vec<u32>>,
+}
+
+impl PageData {
+    /// The page's plain text (decoded on first use; `None` without a text store).
+    pub fn text(&self, index: &Index) -> Result<Option<Arc<PageText>>, IndexError> {
+        if let Some(t) = self.text.get() {
+            return Ok(t.clone());
+        }
+        let t = index.page_text(self.number)?.map(Arc::new);
+        Ok(self.text.get_or_init(|| t).clone())
+    }
+
+    /// The final page of every link of the page (`NO_PAGE` where there is none).
+    pub fn link_targets(&self, index: &Index) -> Result<&[u32], IndexError> {
+        if let Some(t) = self.link_targets.get() {
+            return Ok(t);
+        }
+        let mut v = Vec::with_capacity(self.structure.links.len());
+        for l in &self.structure.links {
+            v.push(match index.find(l.ns, &l.dbkey) {
+                Some(p) => final_page(index, p)?,
+                None => crate::index::NO_PAGE,
+            });
+        }
+        Ok(self.link_targets.get_or_init(|| v))
+    }
+}
+
+/// How a title resolves: the final page number, redirects followed, a redirect's
+/// fragment.
+type PageLookup = Result<(u32, Vec<String>, Option<String>), Unresolved>;
+
+const SHARDS: usize = 64;
+/// Pages kept per shard before the shard is emptied: bounds memory on huge inputs.
+const PAGES_PER_SHARD: usize = 512;
+const TITLES_PER_SHARD: usize = 16_384;
+
+/// A small sharded map: parallel readers rarely contend, and a full shard is simply
+/// cleared (the workload — many rows per page, pages in runs — makes that cheap).
+struct Sharded<K, V> {
+    shards: Vec<Mutex<HashMap<K, V>>>,
+    cap: usize,
+}
+
+impl<K: std::hash::Hash + Eq, V: Clone> Sharded<K, V> {
+    fn new(cap: usize) -> Self {
+        Sharded {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            cap,
+        }
+    }
+
+    fn shard(&self, k: &K) -> &Mutex<HashMap<K, V>> {
+        use std::hash::BuildHasher;
+        let h = rustc_hash::FxBuildHasher.hash_one(k);
+        &self.shards[(h as usize) % SHARDS]
+    }
+
+    fn get(&self, k: &K) -> Option<V> {
+        self.shard(k).lock().ok()?.get(k).cloned()
+    }
+
+    fn put(&self, k: K, v: V) {
+        if let Ok(mut m) = self.shard(&k).lock() {
+            if m.len() >= self.cap {
+                m.clear();
+            }
+            m.insert(k, v);
+        }
+    }
+}
+
+/// Resolves locators against one index, caching decoded pages and title lookups.
+pub struct Resolver<'a> {
+    index: &'a Index,
+    pages: Sharded<u32, Arc<PageData>>,
+    titles: Sharded<String, PageLookup>,
+}
+
+/// Resolves one locator (no cache kept between calls; use [`Resolver`] for many).
+pub fn resolve(index: &Index, loc: &Locator) -> Result<Resolution, IndexError> {
+    Resolver::new(index).resolve(loc)
+}
+
+/// Lowercased, whitespace- and underscore-collapsed: how headings, labels and field
+/// names are compared.
+fn fold_name(s: &str) -> String {
+    s.split(|c: char| c.is_whitespace() || c == '_')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Lowercased with whitespace collapsed and typographic quotes/dashes made plain: how a
+/// quote is found in text.
+pub(crate) fn fold_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        let c = match c {
+            '‘' | '’' | '`' => '\'',
+            '“' | '”' => '"',
+            '–' | '—' | '−' => '-',
+            c => c,
+        };
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(index: &'a Index) -> Self {
+        Resolver {
+            index,
+            pages: Sharded::new(PAGES_PER_SHARD),
+            titles: Sharded::new(TITLES_PER_SHARD),
+        }
+    }
+
+    pub fn index(&self) -> &'a Index {
+        self.index
+    }
+
+    /// The final page a title names, following redirects.
+    pub fn find_page(&self, title: &str) -> Result<PageLookup, IndexError> {
+        if let Some(hit) = self.titles.get(&title.to_string()) {
+            return Ok(hit);
+        }
+        let r = self.lookup(title)?;
+        self.titles.put(title.to_string(), r.clone());
+        Ok(r)
+    }
+
+    fn lookup(&self, title: &str) -> Result<PageLookup, IndexError> {
+        let index = self.index;
+        let (t, n) = match index.lookup(title) {
+            Lookup::Page(t, n) => (t, n),
+            Lookup::Missing(t) => {
+                return Ok(Err(Unresolved::NoSuchPage {
+                    title: index.codec().prefixed_text(t.ns, &t.dbkey),
+                }));
+            }
+            Lookup::Invalid(e) => {
+                return Ok(Err(Unresolved::InvalidTitle {
+                    title: title.to_string(),
+                    why: e.to_string(),
+                }));
+            }
+            Lookup::Interwiki(_) => {
+                return Ok(Err(Unresolved::OtherWiki {
+                    title: title.to_string(),
+                }));
+            }
+        };
+        let rec = index.page(n)?;
+        let Some(rd) = &rec.redirect else {
+            return Ok(Ok((n, Vec::new(), t.fragment)));
+        };
+        let from = index.display_title(&rec);
+        Ok(match &rd.resolution {
+            RedirectEnd::Page { page, fragment, .. } => {
+                Ok((*page, vec![from], t.fragment.or(fragment.clone())))
+            }
+            RedirectEnd::Missing { .. } => Err(Unresolved::RedirectElsewhere {
+                from,
+                why: format!(
+                    "its target {:?} has no page",
+                    index.codec().prefixed_text(rd.ns, &rd.dbkey)
+                ),
+            }),
+            RedirectEnd::Loop { .. } => Err(Unresolved::RedirectElsewhere {
+                from,
+                why: "its redirect chain loops".into(),
+            }),
+            RedirectEnd::Interwiki { .. } => Err(Unresolved::RedirectElsewhere {
+                from,
+                why: "it points to another wiki".into(),
+            }),
+        })
+    }
+
+    /// The decoded page `n` (cached).
+    pub fn page(&self, n: u32) -> Result<Arc<PageData>, IndexError> {
+        if let Some(p) = self.pages.get(&n) {
+            return Ok(p);
+        }
+        let record = self.index.page(n)?;
+        let data = Arc::new(PageData {
+            number: n,
+            title: self.index.display_title(&record),
+            structure: self.index.structure(n)?,
+            record,
+            text: OnceLock::new(),
+            link_targets: OnceLock::new(),
+        });
+        self.pages.put(n, data.clone());
+        Ok(data)
+    }
+
+    /// Resolves a locator to its content, or to why it does not resolve.
+    pub fn resolve(&self, loc: &Locator) -> Result<Resolution, IndexError> {
+        let Some(spec) = &loc.page else {
+            return Ok(Resolution::Unresolved(Unresolved::NoPage));
+        };
+        if let Some(lang) = &spec.lang
+            && !lang.eq_ignore_ascii_case(&self.index.manifest().site.lang)
+        {
+            return Ok(Resolution::Unresolved(Unresolved::OtherWiki {
+                title: format!("{lang}:{}", spec.title),
+            }));
+        }
+        let (n, via, fragment) = match self.find_page(&spec.title)? {
+            Ok(x) => x,
+            Err(u) => return Ok(Resolution::Unresolved(u)),
+        };
+        let page = self.page(n)?;
+        match self.content(&page, loc, fragment.as_deref())? {
+            Ok((section, content)) => Ok(Resolution::Found(Resolved {
+                page: page.title.clone(),
+                page_id: page.record.id,
+                rev_id: page.record.rev_id,
+                timestamp: page.record.timestamp,
+                via,
+                section,
+                content,
+                other_revision: spec.oldid.filter(|o| *o != page.record.rev_id),
+                number: n,
+            })),
+            Err(u) => Ok(Resolution::Unresolved(u)),
+        }
+    }
+
+    /// Section number named by the locator (or by the redirect's fragment).
+    fn section(
+        &self,
+        page: &PageData,
+        spec: Option<&SectionSpec>,
+        fragment: Option<&str>,
+    ) -> Result<Option<u32>, Unresolved> {
+        let s = &page.structure;
+        let none = |section: String| Unresolved::NoSuchSection {
+            page: page.title.clone(),
+            section,
+        };
+        match spec {
+            Some(SectionSpec::Anchor(a)) => crate::query::text::section_number(s, a)
+                .map(Some)
+                .ok_or_else(|| none(a.clone())),
+            Some(SectionSpec::Path(path)) => section_by_path(s, path)
+                .map(Some)
+                .ok_or_else(|| none(path.join("/"))),
+            // A redirect's fragment is where the redirect meant; a missing one is ignored
+            // (MediaWiki shows the page top).
+            None => Ok(fragment.and_then(|f| crate::query::text::section_number(s, f))),
+        }
+    }
+
+    fn content(
+        &self,
+        page: &PageData,
+        loc: &Locator,
+        fragment: Option<&str>,
+    ) -> Result<Result<(Option<SectionInfo>, Content), Unresolved>, IndexError> {
+        let s = &page.structure;
+        let section = match self.section(page, loc.section.as_ref(), fragment) {
+            Ok(x) => x,
+            Err(u) => return Ok(Err(u)),
+        };
+        let info = section.map(|n| SectionInfo {
+            number: n,
+            anchor: crate::query::section_anchor(s, n),
+            heading: (n > 0).then(|| s.sections[n as usize - 1].heading.clone()),
+        });
+        let named = loc.section.is_some();
+        let content = match &loc.target {
+            Target::Page | Target::Section => {
+                let Some(text) = page.text(self.index)? else {
+                    return Ok(Err(Unresolved::NoText));
+                };
+                Content::Text {
+                    text: text.section_string(section.unwrap_or(0) as usize),
+                }
+            }
+            Target::Infobox { field } => match infobox_field(page, field) {
+                Ok(c) => c,
+                Err(u) => return Ok(Err(u)),
+            },
+            Target::Table { table } => {
+                match self.table(page, named.then_some(section).flatten(), *table) {
+                    Ok((n, t)) => Content::Table {
+                        table: n,
+                        caption: t.caption.clone(),
+                        labels: t.column_labels(),
+                        rows: t.data_rows(),
+                    },
+                    Err(u) => return Ok(Err(u)),
+                }
+            }
+            Target::Row { table, row } | Target::Cell { table, row, .. } => {
+                let (n, t) = match self.table(page, named.then_some(section).flatten(), *table) {
+                    Ok(x) => x,
+                    Err(u) => return Ok(Err(u)),
+                };
+                if *row >= t.data_rows() {
+                    return Ok(Err(Unresolved::NoSuchRow {
+                        page: page.title.clone(),
+                        table: n,
+                        row: *row,
+                        rows: t.data_rows(),
+                    }));
+                }
+                let cells = self.row_cells(page, t, *row)?;
+                match &loc.target {
+                    Target::Cell { col, .. } => match column_index(t, col) {
+                        Some(c) if c < cells.len() => Content::Cell {
+                            table: n,
+                            row: *row,
+                            cell: cells[c].clone(),
+                            row_cells: cells,
+                        },
+                        _ => {
+                            return Ok(Err(Unresolved::NoSuchColumn {
+                                page: page.title.clone(),
+                                table: n,
+                                column: match col {
+                                    Column::Index(i) => i.to_string(),
+                                    Column::Header(h) => format!("{h:?}"),
+                                },
+                            }));
+                        }
+                    },
+                    _ => Content::Row {
+                        table: n,
+                        row: *row,
+                        cells,
+                    },
+                }
+            }
+            Target::Sentence { sentence } => {
+                let Some(text) = page.text(self.index)? else {
+                    return Ok(Err(Unresolved::NoText));
+                };
+                let sec = section.unwrap_or(0) as usize;
+                let sentences = text.sections.get(sec).map(|x| &x.sentences[..]);
+                match sentences.and_then(|x| x.get(*sentence)) {
+                    Some(x) => Content::Sentence {
+                        sentence: *sentence,
+                        text: x.text.clone(),
+                    },
+                    None => {
+                        return Ok(Err(Unresolved::NoSuchSentence {
+                            page: page.title.clone(),
+                            where_: where_(&info),
+                            sentence: *sentence,
+                            sentences: sentences.map_or(0, |x| x.len()),
+                        }));
+                    }
+                }
+            }
+            Target::Quote { text: q } => {
+                let Some(text) = page.text(self.index)? else {
+                    return Ok(Err(Unresolved::NoText));
+                };
+                let want = fold_text(q);
+                let in_scope = |i: usize| section.is_none_or(|s| s as usize == i);
+                let found = text
+                    .sections
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| in_scope(*i))
+                    .find_map(|(i, sec)| {
+                        // A quote within one sentence, or spanning several of the section.
+                        sec.sentences
+                            .iter()
+                            .enumerate()
+                            .find(|(_, x)| fold_text(&x.text).contains(&want))
+                            .map(|(k, x)| (i, k, x.text.clone()))
+                            .or_else(|| {
+                                let whole = text.section_string(i);
+                                fold_text(&whole).contains(&want).then(|| (i, 0, whole))
+                            })
+                    });
+                match found {
+                    Some((i, k, t)) => {
+                        let info = Some(SectionInfo {
+                            number: i as u32,
+                            anchor: crate::query::section_anchor(s, i as u32),
+                            heading: (i > 0).then(|| s.sections[i - 1].heading.clone()),
+                        });
+                        return Ok(Ok((
+                            info,
+                            Content::Sentence {
+                                sentence: k,
+                                text: t,
+                            },
+                        )));
+                    }
+                    None => {
+                        return Ok(Err(Unresolved::QuoteNotFound {
+                            page: page.title.clone(),
+                            where_: if section.is_some() {
+                                where_(&info)
+                            } else {
+                                "the text".into()
+                            },
+                        }));
+                    }
+                }
+            }
+        };
+        Ok(Ok((info, content)))
+    }
+
+    /// Table `n` (1-based) of the page, or of the section and its subsections.
+    fn table<'p>(
+        &self,
+        page: &'p PageData,
+        section: Option<u32>,
+        n: usize,
+    ) -> Result<(usize, &'p Table), Unresolved> {
+        let s = &page.structure;
+        let in_scope: Vec<usize> = match section {
+            None => (0..s.tables.len()).collect(),
+            Some(sec) => {
+                let last = subsections_end(s, sec);
+                (0..s.tables.len())
+                    .filter(|&i| s.tables[i].section >= sec && s.tables[i].section <= last)
+                    .collect()
+            }
+        };
+        match in_scope.get(n - 1) {
+            Some(&i) => Ok((i + 1, &s.tables[i])),
+            None => Err(Unresolved::NoSuchTable {
+                page: page.title.clone(),
+                section: section.and_then(|x| crate::query::section_anchor(s, x)),
+                table: n,
+                tables: in_scope.len(),
+            }),
+        }
+    }
+
+    fn row_cells(
+        &self,
+        page: &PageData,
+        t: &Table,
+        row: usize,
+    ) -> Result<Vec<CellContent>, IndexError> {
+        let s = &page.structure;
+        let targets = page.link_targets(self.index)?;
+        let labels = t.column_labels();
+        let h = t.header_rows();
+        let mut out = Vec::with_capacity(t.columns as usize);
+        for c in 0..t.columns as usize {
+            let cell = t.cell_at(h + row, c);
+            let mut links = Vec::new();
+            let mut link_pages = Vec::new();
+            for &li in cell.map(|x| &x.links[..]).unwrap_or(&[]) {
+                let Some(l) = s.links.get(li as usize) else {
+                    continue;
+                };
+                links.push(self.index.codec().prefixed_text(l.ns, &l.dbkey));
+                if let Some(&p) = targets.get(li as usize)
+                    && p != crate::index::NO_PAGE
+                {
+                    link_pages.push(p);
+                }
+            }
+            out.push(CellContent {
+                col: c,
+                label: labels.get(c).cloned().flatten(),
+                text: cell.map(|x| x.text.clone()).unwrap_or_default(),
+                links,
+                link_pages,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Where a redirect page ends (itself if not a redirect or if it ends nowhere).
+pub(crate) fn final_page(index: &Index, n: u32) -> Result<u32, IndexError> {
+    let rec = index.page(n)?;
+    Ok(match rec.redirect.as_ref().map(|r| &r.resolution) {
+        Some(RedirectEnd::Page { page, .. }) => *page,
+        _ => n,
+    })
+}
+
+fn where_(info: &Option<SectionInfo>) -> String {
+    match info.as_ref().and_then(|i| i.anchor.as_deref()) {
+        Some(a) => format!("section {a:?}"),
+        None => "the lead".into(),
+    }
+}
+
+/// Last section number inside section `sec` (its subsections included).
+fn subsections_end(s: &PageStructure, sec: u32) -> u32 {
+    if sec == 0 {
+        return 0;
+    }
+    let level = s.sections[sec as usize - 1].level;
+    let mut last = sec;
+    while let Some(next) = s.sections.get(last as usize)
+        && next.level > level
+    {
+        last += 1;
+    }
+    last
+}
+
+/// Finds a section by its heading path, outermost first. The first heading may sit at any
+/// level; each next one must be inside the previous. A component matches a heading or
+/// an anchor, case- and whitespace-insensitively.
+fn section_by_path(s: &PageStructure, path: &[String]) -> Option<u32> {
+    let matches = |i: usize, want: &str| {
+        let x = &s.sections[i];
+        fold_name(&x.heading) == want || fold_name(&x.anchor) == want
+    };
+    let wanted: Vec<String> = path.iter().map(|p| fold_name(p)).collect();
+    (0..s.sections.len()).find_map(|start| {
+        if !matches(start, &wanted[0]) {
+            return None;
+        }
+        let mut cur = start;
+        for w in &wanted[1..] {
+            let end = subsections_end(s, cur as u32 + 1) as usize;
+            cur = (cur + 1..end).find(|&j| matches(j, w))?;
+        }
+        Some(cur as u32 + 1)
+    })
+}
+
+fn column_index(t: &Table, col: &Column) -> Option<usize> {
+    match col {
+        Column::Index(i) => Some(*i),
+        Column::Header(h) => {
+            let want = fold_name(h);
+            let labels = t.column_labels();
+            labels
+                .iter()
+                .position(|l| l.as_deref().is_some_and(|l| fold_name(l) == want))
+                .or_else(|| {
+                    // A label with a footnote or unit suffix: "Length (km)[1]" for "Length (km)".
+                    labels.iter().position(|l| {
+                        l.as_deref()
+                            .is_some_and(|l| fold_name(l).starts_with(&want) && !want.is_empty())
+                    })
+                })
+        }
+    }
+}
+
+fn infobox_field(page: &PageData, field: &str) -> Result<Content, Unresolved> {
+    let want = fold_name(field);
+    let boxes = &page.structure.infoboxes;
+    for b in boxes {
+        if let Some(f) = b.fields.iter().find(|f| fold_name(&f.name) == want) {
+            return Ok(Content::Field {
+                template: b.template.replace('_', " "),
+                name: f.name.clone(),
+                value: f.text.clone(),
+                raw: f.raw.clone(),
+            });
+        }
+    }
+    Err(Unresolved::NoSuchField {
+        page: page.title.clone(),
+        field: field.to_string(),
+        fields: boxes
+            .iter()
+            .flat_map(|b| b.fields.iter().map(|f| f.name.clone()))
+            .collect(),
+    })
+}

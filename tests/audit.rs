@@ -1,0 +1,352 @@
+//! The staged-table auditor on the sample wiki's rivers table (`tests/data/rivers/`):
+//! the faults it must find, determinism, the lifecycle in the log, and bad input.
+
+use std::path::{Path, PathBuf};
+
+use crate::locator::rivers_index;
+use crate::util::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/rivers")
+        .join(name)
+}
+
+fn sha256(p: &Path) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(std::fs::read(p).unwrap());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+struct Run {
+    code: Option<i32>,
+    out: String,
+    err: String,
+    log: Vec<serde_json::Value>,
+}
+
+fn audit(contract: &Path, rows: &Path, log: &Path, extra: &[&str]) -> Run {
+    let o = wikiwit()
+        .arg("audit")
+        .arg(contract)
+        .arg(rows)
+        .arg("--index")
+        .arg(rivers_index())
+        .arg("--findings")
+        .arg(log)
+        .args(extra)
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    Run {
+        code: o.status.code(),
+        out: stdout(&o),
+        err: stderr(&o),
+        log,
+    }
+}
+
+fn findings(log: &[serde_json::Value]) -> Vec<&serde_json::Value> {
+    log.iter().filter(|v| v.get("check").is_some()).collect()
+}
+
+fn by(log: &[serde_json::Value], check: u64, row: Option<u64>) -> Vec<String> {
+    findings(log)
+        .into_iter()
+        .filter(|f| f["check"] == check && f["row"].as_u64() == row)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_staged_rivers_table_shows_its_four_faults() {
+    let tmp = tempdir();
+    let (c, r) = (
+        fixture("transboundary-contract.json"),
+        fixture("transboundary-rows.jsonl"),
+    );
+    let (c0, r0) = (sha256(&c), sha256(&r));
+    let log = tmp.path().join("findings.jsonl");
+    let run = audit(&c, &r, &log, &[]);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    // A row without locator (the Euphrates, row 10).
+    let m = by(&run.log, 1, Some(10));
+    assert!(m[0].contains("no locator"), "{m:?}");
+    // A wrong length (the Rhine, row 15: 1,320 is the old figure; the table says 1,233).
+    let m = by(&run.log, 2, Some(15));
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("length = \"1320 km\"") && m[0].contains("1,233"),
+        "{m:?}"
+    );
+    // The Ural's continent: the table says "Europe, Asia"; "Europe" is ambiguous.
+    let m = by(&run.log, 8, Some(13));
+    assert!(m[0].contains("ambiguous") && m[0].contains("Asia"), "{m:?}");
+    // A missing row against the list: 18 rivers of at least 1,000 km, 17 staged.
+    let m = by(&run.log, 9, None);
+    assert!(
+        m[0].contains("17 row(s)") && m[0].contains("18 item(s)"),
+        "{m:?}"
+    );
+    assert!(m[0].contains("not staged: Tigris"), "{m:?}");
+    // Nothing else is blocking: names through redirects ("Amazon River" for a cell
+    // linking [[Amazon River|Amazon]]; "Ural River" → Ural (river)), lists split on
+    // <br />, the Ural's length from its infobox through a cell locator.
+    let blocking: Vec<_> = findings(&run.log)
+        .into_iter()
+        .filter(|f| f["severity"] == "blocking")
+        .map(|f| (f["check"].as_u64().unwrap(), f["row"].as_u64()))
+        .collect();
+    assert_eq!(
+        blocking,
+        [(1, Some(10)), (8, Some(13)), (2, Some(15)), (9, None)],
+        "{:#?}",
+        run.log
+    );
+    // Lifecycle records, and the summary.
+    let states: Vec<&str> = run.log.iter().filter_map(|v| v["state"].as_str()).collect();
+    assert_eq!(states, ["proposed", "staged", "audited"]);
+    assert!(run.out.contains("4 blocking"), "{}", run.out);
+    // The inputs are untouched.
+    assert_eq!((sha256(&c), sha256(&r)), (c0, r0));
+    let staged = run.log.iter().find(|v| v["state"] == "staged").unwrap();
+    assert_eq!(staged["rows_sha256"], r0);
+}
+
+#[test]
+fn same_inputs_same_findings_at_any_thread_count_and_a_repair_is_recorded() {
+    let tmp = tempdir();
+    let (c, r) = (
+        fixture("transboundary-contract.json"),
+        fixture("transboundary-rows.jsonl"),
+    );
+    let one = tmp.path().join("one.jsonl");
+    let two = tmp.path().join("two.jsonl");
+    audit(&c, &r, &one, &["--threads", "1"]);
+    audit(&c, &r, &two, &["--threads", "2"]);
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    // Re-auditing appends the same findings, and no new proposed/staged record.
+    let first = std::fs::read_to_string(&one).unwrap();
+    let again = audit(&c, &r, &one, &[]);
+    let all = std::fs::read_to_string(&one).unwrap();
+    let second = &all[first.len()..];
+    let strip = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.contains("\"state\":"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(strip(&first), strip(second));
+    let states: Vec<&str> = again
+        .log
+        .iter()
+        .filter_map(|v| v["state"].as_str())
+        .collect();
+    assert_eq!(states, ["proposed", "staged", "audited", "audited"]);
+    // The repaired table: the Euphrates cited, the Rhine's length corrected, the Tigris
+    // added, the Ural's continent marked as an inferred choice.
+    let fixed = tmp.path().join("fixed.jsonl");
+    let text = std::fs::read_to_string(&r)
+        .unwrap()
+        .replace(
+            "\"source_page\": \"List of transboundary rivers\"}",
+            "\"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:10\"}",
+        )
+        .replace("1320 km", "1233 km")
+        .replace(
+            "\"continent\": \"Europe\", \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:13\"",
+            "\"continent\": \"Europe\", \"claims\": {\"continent\": \"inferred\"}, \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:13\"",
+        )
+        + "{\"river\": \"Tigris\", \"length\": \"1850 km\", \"countries\": \"Turkey; Syria; Iraq\", \"continent\": \"Asia\", \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:15\"}\n";
+    std::fs::write(&fixed, text).unwrap();
+    let run = audit(&c, &fixed, &one, &[]);
+    assert_eq!(run.code, Some(0), "{}{}\n{:#?}", run.out, run.err, run.log);
+    let states: Vec<&str> = run.log.iter().filter_map(|v| v["state"].as_str()).collect();
+    assert_eq!(
+        states,
+        [
+            "proposed", "staged", "audited", "audited", "staged", "audited", "repaired"
+        ]
+    );
+    // The Ural's ambiguity is still reported, as advisory.
+    let ural: Vec<_> = findings(&run.log)
+        .into_iter()
+        .filter(|f| f["check"] == 8 && f["row"] == 13 && f["key"] == "Ural River")
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(ural.last(), Some(&"advisory"));
+}
+
+#[test]
+fn csv_rows_per_row_errors_and_bad_locators() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = tmp.path().join("rows.csv");
+    std::fs::write(
+        &rows,
+        "river,length,countries,continent,source_page,locator\n\
+         Danube,2850 km,Germany; Austria; Slovakia; Hungary; Croatia; Serbia; Romania; Bulgaria; Moldova; Ukraine,Europe,List of transboundary rivers,#Rivers|table:1|row:8\n\
+         Nile,\"6,650 km\",Uganda; South Sudan; Sudan; Egypt,Africa,List of transboundary rivers,#Rivers|table:1|row:0\n\
+         Indus,3180 km,China; India; Pakistan\n\
+         Amur,2824 km,Russia; China,Asia,List of transboundary rivers,table:1|row:nine\n\
+         Ganges,2525 km,India; Bangladesh,Asia,List of transboundary rivers,#Mouths|table:1|row:12\n\
+         Zambezi,2574 km,Zambia; Angola; Namibia; Botswana; Zimbabwe; Mozambique,Africa,List of transboundary rivers,List of transboundary rivers\n",
+    )
+    .unwrap();
+    let before = sha256(&rows);
+    let log = tmp.path().join("f.jsonl");
+    let run = audit(&c, &rows, &log, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.err);
+    assert!(by(&run.log, 1, Some(0)).is_empty() && by(&run.log, 2, Some(0)).is_empty());
+    // "6,650 km" is the right length, but not written canonically.
+    assert!(by(&run.log, 2, Some(1)).is_empty());
+    assert!(by(&run.log, 7, Some(1))[0].contains("not canonical"));
+    // A short record: the fields it lacks, with its line.
+    let m = by(&run.log, 6, Some(2));
+    assert!(
+        m[0].contains("line 4 has 3 field(s); the header has 6"),
+        "{m:?}"
+    );
+    assert!(by(&run.log, 1, Some(2))[0].contains("no source_page"));
+    // Unparseable, unresolvable and page-level locators.
+    let m = by(&run.log, 1, Some(3));
+    assert!(
+        m[0].contains("unparseable locator") && m[0].contains("row must be a non-negative integer"),
+        "{m:?}"
+    );
+    let m = by(&run.log, 2, Some(4));
+    assert!(m[0].contains("no section \"Mouths\""), "{m:?}");
+    assert!(by(&run.log, 1, Some(5))[0].contains("names only a page"));
+    assert_eq!(sha256(&rows), before);
+}
+
+#[test]
+fn bad_json_lines_overlong_lines_and_missing_columns_do_not_stop_the_audit() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = tmp.path().join("rows.jsonl");
+    let good = "{\"river\": \"Danube\", \"length\": \"2850 km\", \"countries\": \"Germany; Austria; Slovakia; Hungary; Croatia; Serbia; Romania; Bulgaria; Moldova; Ukraine\", \"continent\": \"Europe\", \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:8\"}";
+    let long = format!("{{\"river\": \"{}\"}}", "x".repeat(3 << 20));
+    let text = format!(
+        "{good}\n{{\"river\": \"Nile\", \n[1, 2]\n{long}\n{{\"river\": \"Indus\", \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:6\", \"length\": \"3180 km\"}}\n{good}\n"
+    );
+    std::fs::write(&rows, text).unwrap();
+    let before = sha256(&rows);
+    let log = tmp.path().join("f.jsonl");
+    let run = audit(&c, &rows, &log, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.err);
+    assert!(by(&run.log, 6, Some(1))[0].contains("line 2, column"));
+    assert!(by(&run.log, 6, Some(2))[0].contains("must be a JSON object"));
+    assert!(by(&run.log, 6, Some(3))[0].contains("longer than 1048576 bytes"));
+    let m = by(&run.log, 6, Some(4));
+    assert!(
+        m.iter().any(|x| x == "missing column \"countries\""),
+        "{m:?}"
+    );
+    assert!(
+        m.iter().any(|x| x == "missing column \"continent\""),
+        "{m:?}"
+    );
+    // The row after the bad ones is audited like the first; the duplicate is found.
+    assert!(by(&run.log, 2, Some(5)).is_empty());
+    assert!(by(&run.log, 5, Some(5))[0].contains("same as row 0"));
+    let audited = run.log.iter().find(|v| v["state"] == "audited").unwrap();
+    assert_eq!(audited["rows"], 6);
+    assert_eq!(sha256(&rows), before);
+}
+
+#[test]
+fn unusable_inputs_are_errors_naming_the_file() {
+    let tmp = tempdir();
+    let r = fixture("transboundary-rows.jsonl");
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"query\": \"x\", \"primary_key\": [\"river\"],\n \"columns\": [}",
+    )
+    .unwrap();
+    let log = tmp.path().join("f.jsonl");
+    let run = audit(&bad, &r, &log, &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.err.contains("bad.json: line 2, column"), "{}", run.err);
+    std::fs::write(
+        &bad,
+        r#"{"query": "x", "primary_key": ["name"], "columns": [{"name": "river"}]}"#,
+    )
+    .unwrap();
+    let run = audit(&bad, &r, &log, &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.err
+            .contains("primary key column \"name\" is not a declared column"),
+        "{}",
+        run.err
+    );
+    std::fs::write(
+        &bad,
+        r#"{"query": "x", "primary_key": ["river"], "columns": [{"name": "river", "type": "integer"}]}"#,
+    )
+    .unwrap();
+    let run = audit(&bad, &r, &log, &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.err.contains("unknown variant `integer`"), "{}", run.err);
+    std::fs::write(
+        &bad,
+        r#"{"query": "x", "primary_key": ["river"], "columns": [{"name": "river"}], "scope": {"filters": ["river ~ x"]}}"#,
+    )
+    .unwrap();
+    let run = audit(&bad, &r, &log, &[]);
+    assert!(run.err.contains("has no operator"), "{}", run.err);
+    // Missing rows; the log pointed at an input.
+    let c = fixture("transboundary-contract.json");
+    let run = audit(&c, &tmp.path().join("nope.jsonl"), &log, &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.err.contains("nope.jsonl"), "{}", run.err);
+    let copy = tmp.path().join("rows.jsonl");
+    std::fs::copy(&r, &copy).unwrap();
+    let before = sha256(&copy);
+    let run = audit(&c, &copy, &copy, &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.err.contains("is one of the inputs"), "{}", run.err);
+    assert_eq!(sha256(&copy), before);
+}
+
+/// Streaming: a rows file far larger than one batch (8,192 records) is read batch by
+/// batch; findings keep file order and the counts add up. (The 1M-row benchmark in
+/// `tools/bench-audit.sh` measures the memory this keeps flat.)
+#[test]
+fn a_rows_file_of_many_batches_streams_in_order() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let src = std::fs::read_to_string(fixture("transboundary-rows.jsonl")).unwrap();
+    let rows = tmp.path().join("big.jsonl");
+    let copies = 1300; // 17 × 1300 = 22,100 rows: three batches
+    let mut text = String::with_capacity(src.len() * copies);
+    for _ in 0..copies {
+        text.push_str(&src);
+    }
+    std::fs::write(&rows, &text).unwrap();
+    let log = tmp.path().join("f.jsonl");
+    let run = audit(&c, &rows, &log, &[]);
+    assert_eq!(run.code, Some(1));
+    let audited = run.log.iter().find(|v| v["state"] == "audited").unwrap();
+    assert_eq!(audited["rows"], 17 * copies);
+    // Every copy of the Rhine row has its wrong length found, in order.
+    let rhine: Vec<u64> = findings(&run.log)
+        .into_iter()
+        .filter(|f| f["check"] == 2)
+        .map(|f| f["row"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rhine.len(), copies);
+    assert!(rhine.windows(2).all(|w| w[1] == w[0] + 17));
+    // Every later copy duplicates the first's keys.
+    assert_eq!(by_check_count(&run.log, 5), 17 * (copies - 1));
+}
+
+fn by_check_count(log: &[serde_json::Value], check: u64) -> usize {
+    findings(log).iter().filter(|f| f["check"] == check).count()
+}

@@ -1,0 +1,438 @@
+//! `wikiwit-auditgen`: acceptance data for the auditor, from the real tables of an index.
+//!
+//! `generate` turns every data row of every table into a staged row with a correct
+//! table-cell locator, plus labelled faulty variants of the same row — a value taken from
+//! another row, a wrong row number, a section that does not exist, a changed number, a
+//! key from another row — and writes a generic contract (`c0…cK` text columns mapped to
+//! grid columns), the rows (JSONL) and the labels (TSV, kept apart from the rows so the
+//! auditor cannot see them). `score` reads the labels and the findings log and prints
+//! the confusion table: for each kind of row, how many the row-evidence check flagged.
+//!
+//! ```sh
+//! wikiwit-auditgen generate --index IDX --out DIR [--repeat N] [--seed S]
+//! wikiwit audit DIR/contract.json DIR/rows.jsonl --index IDX --findings DIR/findings.jsonl
+//! wikiwit-auditgen score DIR/labels.tsv DIR/findings.jsonl
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+use wikiwit::index::Index;
+use wikiwit::wikitext::{PageStructure, Table};
+
+/// Columns written per row (wider tables are cut: the rest is simply not staged).
+const MAX_COLS: usize = 12;
+
+const KINDS: [&str; 6] = [
+    "correct",
+    "other_row_value",
+    "wrong_row",
+    "bad_section",
+    "changed_number",
+    "swapped_key",
+];
+
+/// A small deterministic generator (xorshift64*): the same seed, the same data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn squeeze(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The staged values of data row `r`: grid texts, whitespace squeezed.
+fn row_values(t: &Table, r: usize) -> Vec<String> {
+    let h = t.header_rows();
+    (0..(t.columns as usize).min(MAX_COLS))
+        .map(|c| {
+            t.cell_at(h + r, c)
+                .map(|x| squeeze(&x.text))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn is_note_row(t: &Table, r: usize) -> bool {
+    let row = &t.rows[t.header_rows() + r];
+    t.columns > 1 && row.cells.len() == 1 && row.cells[0].colspan >= t.columns
+}
+
+/// Percent-encodes a DB key or anchor as Wikipedia URLs do.
+fn url_encode(s: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'_')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'(')
+        .remove(b')')
+        .remove(b',')
+        .remove(b':')
+        .remove(b'\'');
+    percent_encoding::utf8_percent_encode(s, KEEP).to_string()
+}
+
+/// A number changed the way a typo or a stale source changes it: the last digit.
+fn change_number(v: &str) -> Option<String> {
+    let (val, unit) = wikiwit::audit::values::parse_number_unit(v)?;
+    if unit.is_some() || !v.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let bytes: Vec<char> = v.chars().collect();
+    let last = bytes.iter().rposition(|c| c.is_ascii_digit())?;
+    let d = bytes[last].to_digit(10)?;
+    let mut out = bytes.clone();
+    out[last] = char::from_digit((d + 3) % 10, 10)?;
+    let changed: String = out.into_iter().collect();
+    let (nv, _) = wikiwit::audit::values::parse_number_unit(&changed)?;
+    (nv != val).then_some(changed)
+}
+
+struct Out {
+    rows: BufWriter<std::fs::File>,
+    labels: BufWriter<std::fs::File>,
+    n: usize,
+    by_kind: BTreeMap<&'static str, usize>,
+}
+
+impl Out {
+    fn write(
+        &mut self,
+        kind: &'static str,
+        page: &str,
+        locator: &str,
+        table_id: &str,
+        values: &[String],
+        origin: &str,
+    ) -> Result<()> {
+        let mut m = Map::new();
+        m.insert("source_page".into(), json!(page));
+        m.insert("locator".into(), json!(locator));
+        m.insert("table".into(), json!(table_id));
+        for (i, v) in values.iter().enumerate() {
+            if !v.is_empty() {
+                m.insert(format!("c{i}"), json!(v));
+            }
+        }
+        serde_json::to_writer(&mut self.rows, &Value::Object(m))?;
+        self.rows.write_all(b"\n")?;
+        writeln!(self.labels, "{}\t{kind}\t{origin}", self.n)?;
+        self.n += 1;
+        *self.by_kind.entry(kind).or_default() += 1;
+        Ok(())
+    }
+}
+
+struct TableRef<'a> {
+    page: &'a str,
+    dbkey: &'a str,
+    s: &'a PageStructure,
+    t: &'a Table,
+    /// Page-wide table number (1-based).
+    number: usize,
+}
+
+impl TableRef<'_> {
+    /// `(anchor, table number within that section)` when the anchor can be written in a
+    /// locator's page part.
+    fn in_section(&self) -> Option<(String, usize)> {
+        let sec = self.t.section;
+        let anchor = wikiwit::query::section_anchor(self.s, sec)?;
+        if anchor.contains(['|', '"']) {
+            return None;
+        }
+        let n = self.s.tables[..self.number]
+            .iter()
+            .filter(|x| x.section == sec)
+            .count();
+        Some((anchor, n))
+    }
+
+    fn locator(&self, row: usize, anchor_override: Option<&str>, as_url: bool) -> String {
+        let (anchor, n) = match (self.in_section(), anchor_override) {
+            (Some((_, n)), Some(a)) => (Some(a.to_string()), n),
+            (Some((a, n)), None) => (Some(a), n),
+            (None, Some(a)) => (Some(a.to_string()), 1),
+            (None, None) => (None, self.number),
+        };
+        let page = match (&anchor, as_url) {
+            (Some(a), true) => format!(
+                "https://en.wikipedia.org/wiki/{}#{}",
+                url_encode(self.dbkey),
+                url_encode(a)
+            ),
+            (None, true) => format!("https://en.m.wikipedia.org/wiki/{}", url_encode(self.dbkey)),
+            (Some(a), false) => format!("{}#{a}", self.page),
+            (None, false) => self.page.to_string(),
+        };
+        format!("{page}|table:{n}|row:{row}")
+    }
+}
+
+fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Result<()> {
+    let index = Index::open(index_dir)?;
+    std::fs::create_dir_all(out_dir)?;
+    let mut out = Out {
+        rows: BufWriter::new(std::fs::File::create(out_dir.join("rows.jsonl"))?),
+        labels: BufWriter::new(std::fs::File::create(out_dir.join("labels.tsv"))?),
+        n: 0,
+        by_kind: BTreeMap::new(),
+    };
+    writeln!(out.labels, "row\tkind\torigin")?;
+    // Pages with tables, in index order.
+    let mut pages = Vec::new();
+    let mut anchors_pool: Vec<String> = Vec::new();
+    let mut width = 1;
+    for n in 0..index.page_count() as u32 {
+        let rec = index.page(n)?;
+        if rec.redirect.is_some() || rec.ns != 0 {
+            continue;
+        }
+        let s = index.structure(n)?;
+        if s.tables.is_empty() {
+            continue;
+        }
+        for t in &s.tables {
+            width = width.max((t.columns as usize).min(MAX_COLS));
+        }
+        if let Some(sec) = s.sections.first() {
+            anchors_pool.push(sec.anchor.clone());
+        }
+        pages.push((index.display_title(&rec), rec.dbkey.clone(), s));
+    }
+    let mut columns = vec![json!({"name": "table", "type": "text", "claim": "derived",
+        "derivation": "the source page and table number"})];
+    for i in 0..width {
+        columns.push(
+            json!({"name": format!("c{i}"), "type": "text", "source_col": i,
+            "optional": i > 0}),
+        );
+    }
+    let sources: Vec<Value> = pages
+        .iter()
+        .map(|(p, _, _)| json!({"page": p, "role": "list", "operator": "auditgen"}))
+        .collect();
+    let contract = json!({
+        "query": "every data row of every table of the index, as staged rows",
+        "primary_key": ["table", "c0"],
+        "columns": columns,
+        "scope": {"exhaustive": false},
+        "sources": sources,
+    });
+    std::fs::write(
+        out_dir.join("contract.json"),
+        serde_json::to_string_pretty(&contract)?,
+    )?;
+    let mut rng = Rng(seed.max(1));
+    let mut tables = 0usize;
+    for copy in 0..repeat {
+        for (page, dbkey, s) in &pages {
+            for (ti, t) in s.tables.iter().enumerate() {
+                let tr = TableRef {
+                    page,
+                    dbkey,
+                    s,
+                    t,
+                    number: ti + 1,
+                };
+                if copy == 0 {
+                    tables += 1;
+                }
+                let data: Vec<usize> = (0..t.data_rows()).filter(|&r| !is_note_row(t, r)).collect();
+                let all: Vec<Vec<String>> = data.iter().map(|&r| row_values(t, r)).collect();
+                let table_id = format!("{page} — table {}", ti + 1);
+                for (k, &r) in data.iter().enumerate() {
+                    let vals = &all[k];
+                    if vals.iter().all(String::is_empty) {
+                        continue;
+                    }
+                    let origin = format!("{page}\t{}\t{r}", ti + 1);
+                    let as_url = r % 3 == 1;
+                    out.write(
+                        "correct",
+                        page,
+                        &tr.locator(r, None, as_url),
+                        &table_id,
+                        vals,
+                        &origin,
+                    )?;
+                    let differs = |o: &[String], cols: &[usize]| {
+                        cols.iter().any(|&c| {
+                            let (a, b) = (vals.get(c), o.get(c));
+                            a.is_some_and(|a| !a.is_empty())
+                                && wikiwit::audit::values::fold(a.map_or("", |x| x))
+                                    != wikiwit::audit::values::fold(b.map_or("", |x| x))
+                        })
+                    };
+                    // Another row of the same table, differing in the given way.
+                    let pick = |rng: &mut Rng, ok: &dyn Fn(usize) -> bool| -> Option<usize> {
+                        let start = rng.below(all.len());
+                        (0..all.len())
+                            .map(|i| (start + i) % all.len())
+                            .find(|&j| j != k && ok(j))
+                    };
+                    let loc = tr.locator(r, None, false);
+                    // 1. A value from another row of the same column.
+                    let cols: Vec<usize> =
+                        (1..vals.len()).filter(|&c| !vals[c].is_empty()).collect();
+                    if !cols.is_empty() {
+                        let c = cols[rng.below(cols.len())];
+                        if let Some(j) = pick(&mut rng, &|j| {
+                            !all[j][c].is_empty() && differs(&all[j], &[c])
+                        }) {
+                            let mut v = vals.clone();
+                            v[c] = all[j][c].clone();
+                            out.write("other_row_value", page, &loc, &table_id, &v, &origin)?;
+                        }
+                    }
+                    // 2. The right values, the wrong row number.
+                    if let Some(j) = pick(&mut rng, &|j| {
+                        differs(&all[j], &(0..vals.len()).collect::<Vec<_>>())
+                    }) {
+                        let l = tr.locator(data[j], None, false);
+                        out.write("wrong_row", page, &l, &table_id, vals, &origin)?;
+                    }
+                    // 3. A section the page does not have (a heading of another page).
+                    let bad = (0..8)
+                        .map(|_| anchors_pool[rng.below(anchors_pool.len())].clone())
+                        .find(|a| {
+                            !a.contains(['|', '"'])
+                                && wikiwit::query::text::section_number(s, a).is_none()
+                        });
+                    if let Some(a) = bad {
+                        let l = tr.locator(r, Some(&a), false);
+                        out.write("bad_section", page, &l, &table_id, vals, &origin)?;
+                    }
+                    // 4. A number changed.
+                    let numeric: Vec<usize> = (0..vals.len())
+                        .filter(|&c| change_number(&vals[c]).is_some())
+                        .collect();
+                    if !numeric.is_empty() {
+                        let c = numeric[rng.below(numeric.len())];
+                        let mut v = vals.clone();
+                        v[c] = change_number(&vals[c]).unwrap_or_default();
+                        out.write("changed_number", page, &loc, &table_id, &v, &origin)?;
+                    }
+                    // 5. The key of another row.
+                    if !vals[0].is_empty()
+                        && let Some(j) = pick(&mut rng, &|j| {
+                            !all[j][0].is_empty() && differs(&all[j], &[0])
+                        })
+                    {
+                        let mut v = vals.clone();
+                        v[0] = all[j][0].clone();
+                        out.write("swapped_key", page, &loc, &table_id, &v, &origin)?;
+                    }
+                }
+            }
+        }
+    }
+    out.rows.flush()?;
+    out.labels.flush()?;
+    eprintln!(
+        "{} pages, {tables} tables, {} rows written to {}",
+        pages.len(),
+        out.n,
+        out_dir.display()
+    );
+    for (k, n) in &out.by_kind {
+        eprintln!("  {k:<16} {n}");
+    }
+    Ok(())
+}
+
+fn score(labels: &Path, findings: &Path) -> Result<()> {
+    // Row → checks that flagged it.
+    let mut flagged: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
+    let f = std::io::BufReader::new(
+        std::fs::File::open(findings).with_context(|| findings.display().to_string())?,
+    );
+    for line in f.lines() {
+        let line = line?;
+        if line.contains("\"state\":") {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line)?;
+        if let (Some(r), Some(c)) = (v["row"].as_u64(), v["check"].as_u64()) {
+            flagged.entry(r as usize).or_default().push(c as u8);
+        }
+    }
+    let mut table: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    let l = std::io::BufReader::new(
+        std::fs::File::open(labels).with_context(|| labels.display().to_string())?,
+    );
+    for line in l.lines().skip(1) {
+        let line = line?;
+        let mut it = line.split('\t');
+        let (Some(r), Some(kind)) = (it.next(), it.next()) else {
+            bail!("bad label line {line:?}");
+        };
+        let r: usize = r.parse()?;
+        let checks = flagged.get(&r).map(|v| &v[..]).unwrap_or(&[]);
+        let e = table.entry(kind.to_string()).or_default();
+        e[0] += 1;
+        if checks.contains(&2) || checks.contains(&1) {
+            e[1] += 1;
+        }
+        if checks.iter().any(|c| *c != 2 && *c != 1) {
+            e[2] += 1;
+        }
+    }
+    println!("| rows | n | flagged by row evidence (1/2) | not flagged | rate | other checks |");
+    println!("|---|---|---|---|---|---|");
+    for k in KINDS {
+        let Some([n, hit, other]) = table.get(k) else {
+            continue;
+        };
+        let (rate, what) = if k == "correct" {
+            ((n - hit) as f64 / *n as f64, "pass")
+        } else {
+            (*hit as f64 / *n as f64, "caught")
+        };
+        println!(
+            "| {k} | {n} | {hit} | {} | {:.2} % {what} | {other} |",
+            n - hit,
+            rate * 100.0
+        );
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let get = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    match args.first().map(String::as_str) {
+        Some("generate") => {
+            let index = get("--index").context("--index DIR")?;
+            let out = get("--out").context("--out DIR")?;
+            let repeat = get("--repeat").map(|x| x.parse()).transpose()?.unwrap_or(1);
+            let seed = get("--seed").map(|x| x.parse()).transpose()?.unwrap_or(6);
+            generate(&PathBuf::from(index), &PathBuf::from(out), repeat, seed)
+        }
+        Some("score") if args.len() == 3 => score(Path::new(&args[1]), Path::new(&args[2])),
+        _ => bail!(
+            "usage: wikiwit-auditgen generate --index DIR --out DIR [--repeat N] [--seed S]\n       wikiwit-auditgen score LABELS.tsv FINDINGS.jsonl"
+        ),
+    }
+}
