@@ -73,8 +73,8 @@ fn print_table(out: &mut dyn Write, r: &EvalReport, per_instance: bool) -> anyho
     writeln!(out, "{} instances", r.instances)?;
     writeln!(
         out,
-        "{:<12} {:>9} {:>9} {:>9} {:>10}  {}",
-        "config", "precision", "recall", "F1", "pages/inst", "key P / R / F1"
+        "{:<12} {:>9} {:>9} {:>9} {:>10}  key P / R / F1",
+        "config", "precision", "recall", "F1", "pages/inst"
     )?;
     for c in &r.configs {
         let keys = c

@@ -364,11 +364,9 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     rejected.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.title.cmp(&b.title)));
 
     // Unresolved links matter only in the rows the question is about.
-    unresolved.retain(|u| {
-        u.locator
-            .rsplit_once(" col ")
-            .and_then(|(unit, _)| unit_of.get(unit))
-            .is_none_or(|&i| kept_unit(i))
+    unresolved.retain(|u| match u.locator.rsplit_once(" col ") {
+        Some((unit, _)) => unit_of.get(unit).is_some_and(|&i| kept_unit(i)),
+        None => true,
     });
     let mut units: Vec<UnitScore> = unit_texts
         .iter()
@@ -553,7 +551,8 @@ fn resolve_key_cells(
             if !cell.links.is_empty() || cell.text.trim().is_empty() {
                 continue;
             }
-            let r = operators::entity_page(index, &[cell.text.clone()], Some(&page.title))?;
+            let r =
+                operators::entity_page(index, std::slice::from_ref(&cell.text), Some(&page.title))?;
             let locator = format!("{unit} col {key}");
             for mut c in r.candidates {
                 if let Some(first) = c.chain.first_mut() {
