@@ -112,7 +112,7 @@ fn the_staged_rivers_table_shows_its_four_faults() {
     assert_eq!(states, ["proposed", "staged", "audited"]);
     assert!(run.out.contains("4 blocking"), "{}", run.out);
     // The inputs are untouched.
-    assert_eq!((sha256(&c), sha256(&r)), (c0, r0));
+    assert_eq!((sha256(&c), sha256(&r)), (c0, r0.clone()));
     let staged = run.log.iter().find(|v| v["state"] == "staged").unwrap();
     assert_eq!(staged["rows_sha256"], r0);
 }
@@ -349,4 +349,13 @@ fn a_rows_file_of_many_batches_streams_in_order() {
 
 fn by_check_count(log: &[serde_json::Value], check: u64) -> usize {
     findings(log).iter().filter(|f| f["check"] == check).count()
+}
+
+#[test]
+fn the_demo_stages_and_audits_the_rivers_table() {
+    let out = ok(wikiwit().arg("demo"));
+    assert!(out.contains("== 4. Stage a table, audit it =="), "{out}");
+    assert!(out.contains("17 rows, 4 findings (4 blocking)"), "{out}");
+    assert!(out.contains("not staged: Tigris"), "{out}");
+    assert!(out.contains("row 15 (Rhine)"), "{out}");
 }

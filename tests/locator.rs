@@ -130,7 +130,7 @@ fn sentences_quotes_and_fields() {
             .contains("Catherine II renamed")
     );
     // Case, whitespace and typographic dashes are folded.
-    found(ix, "Ural (river)|quote:\"EUROPE-ASIA\"");
+    found(ix, "Ural (river)|quote:\"YEMELYAN PUGACHEV (1773-1775)\"");
     let v = found(ix, "Ural (river)|infobox:Basin Size");
     assert_eq!(v["content"]["name"], "basin_size");
 }

@@ -33,7 +33,7 @@ pub fn count_items(
     key_col: Option<&super::contract::SourceCol>,
 ) -> Result<Result<ItemCount, String>, IndexError> {
     let r = match resolver.resolve(loc)? {
-        Resolution::Found(r) => r,
+        Resolution::Found(r) => *r,
         Resolution::Unresolved(u) => return Ok(Err(u.to_string())),
     };
     let page = resolver.page(r.number)?;

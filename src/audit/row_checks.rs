@@ -27,6 +27,9 @@ pub struct RowSummary {
     pub blocked: bool,
 }
 
+/// (uniqueness identity, first key folded, the page the first key names).
+type KeyIdentity = (Option<String>, Option<String>, Option<u32>);
+
 pub struct RowOutcome {
     pub findings: Vec<Finding>,
     pub summary: RowSummary,
@@ -49,7 +52,7 @@ pub fn header_findings(ctx: &Ctx<'_>, header: &[String], format: Format) -> Vec<
         }
     }
     for c in &ctx.contract.columns {
-        if !header.iter().any(|h| *h == c.name) {
+        if !header.contains(&c.name) {
             let mut f = ctx.finding(
                 Check::Schema,
                 format!("the CSV header has no column {:?}", c.name),
@@ -182,11 +185,14 @@ impl RowCheck<'_, '_> {
                 None if !c.optional && !self.ctx.contract.primary_key.contains(&c.name) => {
                     self.add(Check::Schema, format!("missing column {:?}", c.name));
                 }
-                Some(v) if v.is_empty() => {
-                    if !c.optional && !self.ctx.contract.primary_key.contains(&c.name) {
-                        self.add(Check::Schema, format!("column {:?} is empty", c.name));
-                    }
+                Some(v)
+                    if v.is_empty()
+                        && !c.optional
+                        && !self.ctx.contract.primary_key.contains(&c.name) =>
+                {
+                    self.add(Check::Schema, format!("column {:?} is empty", c.name));
                 }
+                Some(v) if v.is_empty() => {}
                 Some(v) => {
                     if let Some(why) = type_error(c, v) {
                         self.add(Check::Schema, why);
@@ -326,9 +332,7 @@ impl RowCheck<'_, '_> {
     }
 
     /// Key identity (check 5's null part here; uniqueness is table-level).
-    fn key_identity(
-        &mut self,
-    ) -> Result<(Option<String>, Option<String>, Option<u32>), IndexError> {
+    fn key_identity(&mut self) -> Result<KeyIdentity, IndexError> {
         let mut parts = Vec::new();
         let mut first = None;
         let mut first_page = None;
@@ -430,7 +434,7 @@ impl RowCheck<'_, '_> {
         let ctx = self.ctx;
         let row = self.row;
         let resolved = match ctx.resolver.resolve(loc)? {
-            Resolution::Found(r) => r,
+            Resolution::Found(r) => *r,
             Resolution::Unresolved(u) => {
                 self.add(
                     Check::RowEvidence,

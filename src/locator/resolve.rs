@@ -187,7 +187,7 @@ pub struct Resolved {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "status")]
 pub enum Resolution {
-    Found(Resolved),
+    Found(Box<Resolved>),
     Unresolved(Unresolved),
 }
 
@@ -427,7 +427,7 @@ impl<'a> Resolver<'a> {
         };
         let page = self.page(n)?;
         match self.content(&page, loc, fragment.as_deref())? {
-            Ok((section, content)) => Ok(Resolution::Found(Resolved {
+            Ok((section, content)) => Ok(Resolution::Found(Box::new(Resolved {
                 page: page.title.clone(),
                 page_id: page.record.id,
                 rev_id: page.record.rev_id,
@@ -437,7 +437,7 @@ impl<'a> Resolver<'a> {
                 content,
                 other_revision: spec.oldid.filter(|o| *o != page.record.rev_id),
                 number: n,
-            })),
+            }))),
             Err(u) => Ok(Resolution::Unresolved(u)),
         }
     }
@@ -589,7 +589,7 @@ impl<'a> Resolver<'a> {
                             .map(|(k, x)| (i, k, x.text.clone()))
                             .or_else(|| {
                                 let whole = text.section_string(i);
-                                fold_text(&whole).contains(&want).then(|| (i, 0, whole))
+                                fold_text(&whole).contains(&want).then_some((i, 0, whole))
                             })
                     });
                 match found {
