@@ -79,7 +79,13 @@ fn write_report(index: &Index, n: usize) -> anyhow::Result<String> {
             page
         };
         let rec = index.page(cited)?;
-        let mut url = format!("https://en.wikipedia.org/wiki/{}", rec.dbkey);
+        // Characters that would end the path are escaped, as a browser's address bar does.
+        let path = rec
+            .dbkey
+            .replace('%', "%25")
+            .replace('?', "%3F")
+            .replace('#', "%23");
+        let mut url = format!("https://en.wikipedia.org/wiki/{path}");
         if made % 2 == 0 && section > 0 && cited == page {
             let st = index.structure(page)?;
             if let Some(sec) = st.sections.get(section as usize - 1) {

@@ -307,6 +307,6 @@ mod tests {
         let full = Quality::combine(Some(1.0), Some(1.0), Some(1.0), 1.0, 1.0);
         assert!((full.score - 1.0).abs() < 1e-12);
         assert!(recency_score(0) == 1.0 && (recency_score(63_115_200) - 0.5).abs() < 1e-9);
-        assert_eq!(locator_score(Precision::Section, false), 0.5);
+        assert!((locator_score(Precision::Section, false) - 0.5).abs() < 1e-12);
     }
 }
