@@ -354,7 +354,7 @@ fn by_check_count(log: &[serde_json::Value], check: u64) -> usize {
 #[test]
 fn the_demo_stages_and_audits_the_rivers_table() {
     let out = ok(wikiwit().arg("demo"));
-    assert!(out.contains("== 4. Stage a table, audit it =="), "{out}");
+    assert!(out.contains("== 6. Stage a table, audit it =="), "{out}");
     assert!(out.contains("17 rows, 4 findings (4 blocking)"), "{out}");
     assert!(out.contains("not staged: Tigris"), "{out}");
     assert!(out.contains("row 15 (Rhine)"), "{out}");

@@ -230,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Section 4: a curator stages the rivers table (17 rows, each citing a table row of
+/// Section 6: a curator stages the rivers table (17 rows, each citing a table row of
 /// `List of transboundary rivers`); the auditor appends its findings to a log.
 fn stage_and_audit(
     out: &mut dyn Write,
