@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use crate::locator::rivers_index;
 use crate::util::*;
 
+/// A file of the sample wiki's directory.
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/rivers")
-        .join(name)
+    rivers().with_file_name(name)
 }
 
 fn sha256(p: &Path) -> String {

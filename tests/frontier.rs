@@ -1,37 +1,32 @@
 //! Source frontier: each operator's pages and provenance on the sample wiki and on the
 //! complete Latgalian Wikipedia; the planner's frontier; `eval frontier` scoring.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
+use crate::locator::rivers_index;
 use crate::util::*;
 
-fn rivers_index(tmp: &Path) -> PathBuf {
-    let index = tmp.join("rivers");
-    build(&rivers(), &index, &[]);
-    index
+/// `wikiwit frontier ARGS --json --index INDEX`: its output.
+fn frontier_json(index: &Path, args: &[&str]) -> String {
+    ok(wikiwit()
+        .arg("frontier")
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(index))
 }
 
 /// Runs operators alone (`frontier` without `--query`): one JSON object per operator.
 fn operators(index: &Path, args: &[&str]) -> Vec<Value> {
-    let out = ok(wikiwit()
-        .arg("frontier")
-        .args(args)
-        .args(["--json", "--index"])
-        .arg(index));
-    out.lines()
+    frontier_json(index, args)
+        .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
 
 fn plan(index: &Path, args: &[&str]) -> Value {
-    let out = ok(wikiwit()
-        .arg("frontier")
-        .args(args)
-        .args(["--json", "--index"])
-        .arg(index));
-    serde_json::from_str(out.trim()).unwrap()
+    serde_json::from_str(frontier_json(index, args).trim()).unwrap()
 }
 
 fn titles(r: &Value) -> Vec<&str> {
@@ -80,10 +75,9 @@ fn assert_explained(cands: &[Value]) {
 
 #[test]
 fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
-    let tmp = tempdir();
-    let index = rivers_index(tmp.path());
+    let index = rivers_index();
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "List of transboundary rivers",
@@ -135,7 +129,7 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
     // Column 4 (Mouth): Euphrates' row has one cell fewer because Amur's "Asia" spans
     // two rows, yet its mouth is still read in column 4.
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "List of transboundary rivers",
@@ -147,12 +141,7 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
             "4",
         ],
     )[0];
-    let red: Vec<&str> = r["unresolved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u["locator"].as_str().unwrap())
-        .collect();
+    let red: Vec<&str> = unresolved(r).into_iter().map(|(_, l)| l).collect();
     assert!(
         red.contains(&"List of transboundary rivers#Table 1 row 10 col 4"),
         "{red:?}"
@@ -169,7 +158,7 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
             "3",
             "--index",
         ])
-        .arg(&index)
+        .arg(index)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
@@ -178,11 +167,10 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
 
 #[test]
 fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki() {
-    let tmp = tempdir();
-    let index = rivers_index(tmp.path());
+    let index = rivers_index();
     // seed-list: `* [[Mekong River|Mekong]]` goes through a redirect: the chain says so.
     let r = &operators(
-        &index,
+        index,
         &["--seed", "Transboundary river", "--ops", "seed-list"],
     )[0];
     let mekong = find(r, "Mekong");
@@ -202,7 +190,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
 
     // redirect: three aliases, one canonical page; a missing title is reported.
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "Danube",
@@ -224,7 +212,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
     // entity-page: the seed table's own link wins over the bare title; a redirect is
     // followed; a broken redirect and an unknown name are reported, not dropped.
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "List of transboundary rivers",
@@ -250,7 +238,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
 
     // category: depth 0 vs 1 (the subcategory's members come with their category).
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "Danube",
@@ -273,7 +261,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
     );
     assert_eq!(find(r, "List of rivers of Europe")["role"], "list/overview");
     let r = &operators(
-        &index,
+        index,
         &[
             "--seed",
             "Danube",
@@ -292,7 +280,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
     );
 
     // sibling-list: the list pages around Ural (river), then rivers listed beside it.
-    let r = &operators(&index, &["--seed", "Ural (river)", "--ops", "sibling-list"])[0];
+    let r = &operators(index, &["--seed", "Ural (river)", "--ops", "sibling-list"])[0];
     let lt = find(r, "List of transboundary rivers");
     assert_eq!(lt["role"], "list/overview");
     assert_eq!(
@@ -305,7 +293,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
 
     // count: rows per table, items per list; the page is the count source.
     let r = &operators(
-        &index,
+        index,
         &["--seed", "List of transboundary rivers", "--ops", "count"],
     )[0];
     let counts: Vec<(&str, u64)> = r["counts"]
@@ -327,8 +315,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
 
 #[test]
 fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
-    let tmp = tempdir();
-    let index = rivers_index(tmp.path());
+    let index = rivers_index();
     let args = [
         "--seed",
         "List of transboundary rivers",
@@ -337,11 +324,7 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
         "--query",
         "Which river that flows into the Caspian Sea crosses Russia and Kazakhstan?",
     ];
-    let first = ok(wikiwit()
-        .arg("frontier")
-        .args(args)
-        .args(["--json", "--index"])
-        .arg(&index));
+    let first = frontier_json(index, &args);
     let f: Value = serde_json::from_str(first.trim()).unwrap();
     assert_eq!(
         f["units"][0]["locator"],
@@ -372,11 +355,7 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     );
     assert_eq!(f["counts"][0]["count"], 20);
     // Same question, same bytes.
-    let again = ok(wikiwit()
-        .arg("frontier")
-        .args(args)
-        .args(["--json", "--index"])
-        .arg(&index));
+    let again = frontier_json(index, &args);
     assert_eq!(first, again);
     // Only the kept row's red links are reported: Kazakhstan and the Caspian Sea.
     let red: Vec<&str> = unresolved(&f).into_iter().map(|(k, _)| k).collect();
@@ -396,7 +375,7 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
         ("Danube", "navigation Iron Gates"),
     ] {
         let f = plan(
-            &index,
+            index,
             &[
                 "--seed",
                 seed,
@@ -504,8 +483,7 @@ fn latgalian_list_of_lakes_leads_to_lake_pages() {
 
 #[test]
 fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci() {
-    let tmp = tempdir();
-    let index = rivers_index(tmp.path());
+    let index = rivers_index();
     let instances =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/frontier/rivers-instances.jsonl");
     let run = || {
@@ -513,7 +491,7 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
             .args(["eval", "frontier"])
             .arg(&instances)
             .args(["--config", "planner,seed-table", "--json", "--index"])
-            .arg(&index))
+            .arg(index))
     };
     let out = run();
     assert_eq!(out, run(), "eval output must be deterministic");
@@ -562,7 +540,7 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
         .args(["eval", "frontier"])
         .arg(&instances)
         .args(["--config", "planner,seed-table", "--index"])
-        .arg(&index));
+        .arg(index));
     assert!(text.contains("F1 planner − seed-table"), "{text}");
     assert!(text.contains("sign test"));
 }
@@ -570,7 +548,7 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
 #[test]
 fn eval_frontier_names_the_bad_line() {
     let tmp = tempdir();
-    let index = rivers_index(tmp.path());
+    let index = rivers_index();
     let bad = tmp.path().join("bad.jsonl");
     std::fs::write(
         &bad,
@@ -581,7 +559,7 @@ fn eval_frontier_names_the_bad_line() {
         .args(["eval", "frontier"])
         .arg(&bad)
         .arg("--index")
-        .arg(&index)
+        .arg(index)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));

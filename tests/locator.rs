@@ -185,8 +185,6 @@ fn every_reason_for_not_resolving() {
     ] {
         let v = unresolved(ix, loc);
         assert_eq!(v["reason"], reason, "{loc}: {v}");
-        let (_, _, err) = locate(ix, loc);
-        let _ = err;
         let o = wikiwit()
             .args(["locate", loc, "--index"])
             .arg(ix)

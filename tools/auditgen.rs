@@ -69,9 +69,9 @@ fn row_values(t: &Table, r: usize) -> Vec<String> {
         .collect()
 }
 
+/// Data row `r` is a note, not an item: what the auditor's count skips.
 fn is_note_row(t: &Table, r: usize) -> bool {
-    let row = &t.rows[t.header_rows() + r];
-    t.columns > 1 && row.cells.len() == 1 && row.cells[0].colspan >= t.columns
+    wikiwit::audit::is_note_row(t, t.header_rows() + r)
 }
 
 /// Percent-encodes a DB key or anchor as Wikipedia URLs do.

@@ -92,6 +92,22 @@ pub enum SourceCol {
     Header(String),
 }
 
+impl SourceCol {
+    /// The column's position among a row's column `labels`: the index itself, or the
+    /// first label equal to the header once both are folded ([`values::fold`]).
+    pub fn position<'l>(&self, labels: impl IntoIterator<Item = Option<&'l str>>) -> Option<usize> {
+        match self {
+            SourceCol::Index(i) => Some(*i),
+            SourceCol::Header(h) => {
+                let want = values::fold(h);
+                labels
+                    .into_iter()
+                    .position(|l| l.is_some_and(|l| values::fold(l) == want))
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnSpec {
@@ -199,6 +215,27 @@ pub struct Filter {
     pub column: String,
     pub op: Op,
     pub value: FilterValue,
+}
+
+impl Filter {
+    /// Whether `text` satisfies the filter, `None` when it cannot be compared (not a
+    /// number or date). With `check_unit`, a number's unit must be the filter's (a staged
+    /// value is canonical); without, what follows a number is ignored (a source cell's
+    /// "2,850 km (1,770 mi)").
+    pub fn test(&self, text: &str, check_unit: bool) -> Option<bool> {
+        match &self.value {
+            FilterValue::Number(want, unit) => match values::parse_number_unit(text) {
+                Some((x, u)) if !check_unit || u.is_none() || u == *unit || unit.is_none() => {
+                    Some(self.op.holds(x.total_cmp(want)))
+                }
+                _ => None,
+            },
+            FilterValue::Date(want) => values::parse_date(text).map(|d| self.op.holds(d.cmp(want))),
+            FilterValue::Text(want) => {
+                Some(self.op.holds(values::fold(text).cmp(&values::fold(want))))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

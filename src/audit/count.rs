@@ -5,8 +5,9 @@
 //! "Basin areas vary between sources…"). A section's items are its top-level list items
 //! outside tables.
 
-use crate::index::IndexError;
+use crate::index::{IndexError, NO_PAGE};
 use crate::locator::{Locator, Resolution, Resolver, Target};
+use crate::wikitext::Table;
 
 /// One counted item: the text of its key cell (or list item) and the pages it links to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,13 +39,10 @@ pub fn count_items(
     };
     let page = resolver.page(r.number)?;
     let s = &page.structure;
-    let index = resolver.index();
-    let final_of = |ns: i32, key: &str| -> Result<Option<u32>, IndexError> {
-        match index.find(ns, key) {
-            Some(p) => crate::locator::final_page(index, p).map(Some),
-            None => Ok(None),
-        }
-    };
+    // The final page of each link, computed once per page and shared with the rows that
+    // cite it.
+    let targets = page.link_targets(resolver.index())?;
+    let final_of = |li: u32| targets.get(li as usize).copied().filter(|&p| p != NO_PAGE);
     if let Target::Table { .. } = loc.target
         && let crate::locator::Content::Table { table, .. } = &r.content
     {
@@ -52,32 +50,18 @@ pub fn count_items(
         let labels = t.column_labels();
         let h = t.header_rows();
         let cols = t.columns as usize;
-        let kc = match key_col {
-            Some(super::contract::SourceCol::Index(i)) => *i,
-            Some(super::contract::SourceCol::Header(hd)) => {
-                let want = super::values::fold(hd);
-                labels
-                    .iter()
-                    .position(|l| l.as_deref().is_some_and(|l| super::values::fold(l) == want))
-                    .unwrap_or(0)
-            }
-            None => 0,
-        };
+        let kc = key_col
+            .and_then(|sc| sc.position(labels.iter().map(|l| l.as_deref())))
+            .unwrap_or(0);
         let mut items = Vec::new();
-        for (ri, row) in t.rows.iter().enumerate().skip(h) {
-            let note = cols > 1 && row.cells.len() == 1 && row.cells[0].colspan as usize >= cols;
-            if note {
+        for ri in h..t.rows.len() {
+            if is_note_row(t, ri) {
                 continue;
             }
             let cell = t.cell_at(ri, kc);
-            let mut pages = Vec::new();
-            for &li in cell.map(|c| &c.links[..]).unwrap_or(&[]) {
-                if let Some(l) = s.links.get(li as usize)
-                    && let Some(p) = final_of(l.ns, &l.dbkey)?
-                {
-                    pages.push(p);
-                }
-            }
+            let pages = cell
+                .map(|c| c.links.iter().filter_map(|&li| final_of(li)).collect())
+                .unwrap_or_default();
             items.push(Item {
                 key: cell.map(|c| c.text.clone()).unwrap_or_default(),
                 pages,
@@ -105,13 +89,12 @@ pub fn count_items(
             .iter()
             .filter(|i| i.section == sec && i.depth == 1 && !i.in_table)
         {
-            let mut pages = Vec::new();
-            if let Some(&li) = it.links.first()
-                && let Some(l) = s.links.get(li as usize)
-                && let Some(p) = final_of(l.ns, &l.dbkey)?
-            {
-                pages.push(p);
-            }
+            let pages = it
+                .links
+                .first()
+                .and_then(|&li| final_of(li))
+                .into_iter()
+                .collect();
             items.push(Item {
                 key: it.text.clone(),
                 pages,
@@ -131,4 +114,13 @@ pub fn count_items(
     Ok(Err(format!(
         "{loc} names neither a table (table:N) nor a section or page with a list"
     )))
+}
+
+/// Whether grid row `row` is a note ("Basin areas vary between sources…"): one cell
+/// spanning every column of a table of several. Not an item of the table.
+pub fn is_note_row(t: &Table, row: usize) -> bool {
+    let cols = t.columns as usize;
+    t.rows
+        .get(row)
+        .is_some_and(|r| cols > 1 && r.cells.len() == 1 && r.cells[0].colspan as usize >= cols)
 }

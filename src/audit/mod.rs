@@ -27,7 +27,7 @@ use sha2::Digest;
 
 pub use checks::{Category, Check, Severity};
 pub use contract::{Contract, ContractError};
-pub use count::{ItemCount, count_items};
+pub use count::{ItemCount, count_items, is_note_row};
 
 use crate::index::{Index, IndexError};
 use crate::locator::Resolver;

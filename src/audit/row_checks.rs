@@ -3,7 +3,7 @@
 //! on one row at a time; rows are independent, so batches run in parallel.
 
 use super::checks::{Check, Severity};
-use super::contract::{ColumnSpec, ColumnType, FilterValue, SourceCol};
+use super::contract::{ColumnSpec, ColumnType, SourceCol};
 use super::rows::{Format, RowItem, StagedRow, Value};
 use super::values::{self, Evidence};
 use super::{Ctx, Finding};
@@ -457,7 +457,6 @@ impl RowCheck<'_, '_> {
                 .and_then(|r| r.ok())
                 .map(|x| x.0)
         };
-        let excerpt = resolved.content.excerpt();
         // Values the row's own locator does not support: one finding for the row.
         let mut unsupported = Vec::new();
         for c in &ctx.contract.columns {
@@ -474,7 +473,8 @@ impl RowCheck<'_, '_> {
             // A per-cell locator overrides the row's.
             let cell_res;
             let own = !row.cell_locators.contains_key(&c.name);
-            let (content, ex) = match row.cell_locators.get(&c.name) {
+            // Excerpts are made only for findings: most rows have none.
+            let content = match row.cell_locators.get(&c.name) {
                 Some(l) => {
                     let Ok(cl) =
                         crate::locator::parse_relative(l, row.source_page.as_deref().unwrap_or(""))
@@ -484,8 +484,7 @@ impl RowCheck<'_, '_> {
                     match ctx.resolver.resolve(&cl)? {
                         Resolution::Found(r) => {
                             cell_res = r;
-                            let ex = cell_res.content.excerpt();
-                            (&cell_res.content, ex)
+                            &cell_res.content
                         }
                         Resolution::Unresolved(u) => {
                             self.add(
@@ -497,12 +496,12 @@ impl RowCheck<'_, '_> {
                         }
                     }
                 }
-                None => (&resolved.content, excerpt.clone()),
+                None => &resolved.content,
             };
             let candidates = match evidence_for(c, content) {
                 Ok(x) => x,
                 Err(why) => {
-                    self.add(Check::RowEvidence, why).evidence = Some(ex);
+                    self.add(Check::RowEvidence, why).evidence = Some(content.excerpt());
                     continue;
                 }
             };
@@ -523,7 +522,7 @@ impl RowCheck<'_, '_> {
                         Check::RowEvidence,
                         format!("{what} is not stated by the cell locator's evidence"),
                     );
-                    f.evidence = Some(ex);
+                    f.evidence = Some(content.excerpt());
                     f.locator = l;
                 }
             }
@@ -537,7 +536,7 @@ impl RowCheck<'_, '_> {
                     unsupported.join("; ")
                 ),
             )
-            .evidence = Some(excerpt);
+            .evidence = Some(resolved.content.excerpt());
         }
         Ok(Some(resolved))
     }
@@ -611,21 +610,7 @@ impl RowCheck<'_, '_> {
                 continue;
             };
             let text = v.joined("; ");
-            let holds = match &f.value {
-                FilterValue::Number(want, unit) => match values::parse_number_unit(&text) {
-                    Some((x, u)) if u.is_none() || u == *unit || unit.is_none() => {
-                        Some(f.op.holds(x.total_cmp(want)))
-                    }
-                    _ => None,
-                },
-                FilterValue::Date(want) => {
-                    values::parse_date(&text).map(|d| f.op.holds(d.cmp(want)))
-                }
-                FilterValue::Text(want) => {
-                    Some(f.op.holds(values::fold(&text).cmp(&values::fold(want))))
-                }
-            };
-            match holds {
+            match f.test(&text, true) {
                 Some(true) => {}
                 Some(false) => {
                     self.add(
@@ -708,15 +693,8 @@ fn evidence_for<'c>(c: &ColumnSpec, content: &'c Content) -> Result<Vec<Evidence
         cell: true,
     };
     let pick = |cells: &'c [CellContent], sc: &SourceCol| -> Option<&'c CellContent> {
-        match sc {
-            SourceCol::Index(i) => cells.get(*i),
-            SourceCol::Header(h) => {
-                let want = values::fold(h);
-                cells
-                    .iter()
-                    .find(|x| x.label.as_deref().is_some_and(|l| values::fold(l) == want))
-            }
-        }
+        sc.position(cells.iter().map(|x| x.label.as_deref()))
+            .and_then(|i| cells.get(i))
     };
     Ok(match content {
         Content::Row { cells, .. } => match &c.source_col {

@@ -7,7 +7,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use super::checks::{Check, Severity};
-use super::contract::{FilterValue, SourceCol};
 use super::row_checks::RowSummary;
 use super::{Ctx, Finding, values};
 use crate::index::IndexError;
@@ -192,29 +191,12 @@ fn cardinality(
                 }
                 continue;
             };
-            let cell = match sc {
-                SourceCol::Index(i) => it.cells.get(*i).map(|c| c.1.as_str()),
-                SourceCol::Header(h) => {
-                    let want = values::fold(h);
-                    it.cells
-                        .iter()
-                        .find(|c| c.0.as_deref().is_some_and(|l| values::fold(l) == want))
-                        .map(|c| c.1.as_str())
-                }
-            };
+            let cell = sc
+                .position(it.cells.iter().map(|c| c.0.as_deref()))
+                .and_then(|i| it.cells.get(i))
+                .map(|c| c.1.as_str());
             let Some(cell) = cell else { continue };
-            let keep = match &flt.value {
-                FilterValue::Number(want, _) => {
-                    values::parse_number_unit(cell).map(|(x, _)| flt.op.holds(x.total_cmp(want)))
-                }
-                FilterValue::Date(want) => {
-                    values::parse_date(cell).map(|d| flt.op.holds(d.cmp(want)))
-                }
-                FilterValue::Text(want) => {
-                    Some(flt.op.holds(values::fold(cell).cmp(&values::fold(want))))
-                }
-            };
-            if keep == Some(false) {
+            if flt.test(cell, false) == Some(false) {
                 continue 'item;
             }
         }

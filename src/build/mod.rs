@@ -171,11 +171,18 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
             RedirectSyntax::None => {}
         }
     }
-    let (structure, text) = if raw.model == "wikitext" {
-        let (s, t) = wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
-        (s, Some(t))
-    } else {
-        (PageStructure::default(), None)
+    let (structure, text) = match (raw.model == "wikitext", ctx.docs.is_some()) {
+        (true, true) => {
+            let (s, t) =
+                wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
+            (s, Some(t))
+        }
+        // Without text (`--no-text`) the plain text is not rendered at all.
+        (true, false) => (
+            wikitext::analyze(&raw.text, title.ns, &title.dbkey, codec, lang),
+            None,
+        ),
+        (false, _) => (PageStructure::default(), None),
     };
     let (text_bytes, docs) = match ctx.docs {
         None => (Vec::new(), Vec::new()),

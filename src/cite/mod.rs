@@ -46,3 +46,21 @@ pub fn read_report(path: &Path) -> Result<String, ReportError> {
         }
     })
 }
+
+/// Byte offset → 1-based line number of a report, for every citation at the cost of one
+/// scan.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
+    }
+}

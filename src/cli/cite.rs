@@ -145,12 +145,8 @@ fn parse(out: &mut dyn Write, report: &std::path::Path, json: bool) -> anyhow::R
         super::print_json(out, &parsed)?;
         return Ok(Outcome::Success);
     }
-    let line = |offset: usize| {
-        1 + text.as_bytes()[..offset]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-    };
+    let lines = wikiwit::cite::LineIndex::new(&text);
+    let line = |offset: usize| lines.line(offset);
     for c in &parsed.citations {
         writeln!(
             out,

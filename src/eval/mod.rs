@@ -174,7 +174,6 @@ pub fn canonical_title(index: &Index, t: &str) -> String {
     }
 }
 
-/// Predicted pages (titles) and keys of one instance.
 /// The planner's settings in an evaluation.
 #[derive(Debug, Clone, Copy)]
 pub struct PlannerSettings {
@@ -191,6 +190,15 @@ impl Default for PlannerSettings {
     }
 }
 
+/// The instance's gold pages, as canonical titles.
+fn gold_pages(index: &Index, inst: &Instance) -> BTreeSet<String> {
+    inst.gold_pages
+        .iter()
+        .map(|t| canonical_title(index, t))
+        .collect()
+}
+
+/// Predicted pages (titles) and keys of one instance.
 fn predict(
     index: &Index,
     inst: &Instance,
@@ -230,17 +238,14 @@ fn predict(
     Ok((cands.into_iter().map(|c| c.title).collect(), keys))
 }
 
+/// Scores one instance against its gold pages (canonical titles, [`gold_pages`]).
 fn score_instance(
     index: &Index,
     inst: &Instance,
+    gold: &BTreeSet<String>,
     config: Config,
     settings: PlannerSettings,
 ) -> Result<InstanceScore, EvalError> {
-    let gold: BTreeSet<String> = inst
-        .gold_pages
-        .iter()
-        .map(|t| canonical_title(index, t))
-        .collect();
     let (predicted, keys, error) = match predict(index, inst, config, settings) {
         Ok((p, k)) => (p, k, None),
         Err(e) if e.is_not_found() => (Vec::new(), Vec::new(), Some(e.to_string())),
@@ -249,7 +254,7 @@ fn score_instance(
     let pset: BTreeSet<String> = predicted.iter().cloned().collect();
     Ok(InstanceScore {
         id: inst.id.clone(),
-        prf: Prf::score(&pset, &gold),
+        prf: Prf::score(&pset, gold),
         keys: inst.gold_keys.as_ref().map(|g| {
             keys::key_scores(
                 keys.iter().map(String::as_str),
@@ -257,7 +262,7 @@ fn score_instance(
             )
         }),
         predicted,
-        gold: gold.into_iter().collect(),
+        gold: gold.iter().cloned().collect(),
         error,
     })
 }
@@ -270,11 +275,17 @@ pub fn evaluate(
     configs: &[Config],
     settings: PlannerSettings,
 ) -> Result<EvalReport, EvalError> {
+    // Gold titles are canonicalized once, whatever the number of configurations.
+    let golds: Vec<BTreeSet<String>> = instances
+        .par_iter()
+        .map(|inst| gold_pages(index, inst))
+        .collect();
     let mut reports = Vec::new();
     for &config in configs {
         let scores: Vec<InstanceScore> = instances
             .par_iter()
-            .map(|inst| score_instance(index, inst, config, settings))
+            .zip(&golds)
+            .map(|(inst, gold)| score_instance(index, inst, gold, config, settings))
             .collect::<Result<_, _>>()?;
         let prfs: Vec<Prf> = scores.iter().map(|s| s.prf).collect();
         let key_prfs: Vec<Prf> = scores.iter().filter_map(|s| s.keys).collect();

@@ -11,10 +11,14 @@ pub mod operators;
 pub mod planner;
 mod rows;
 
+use std::cell::OnceCell;
+
 use serde::Serialize;
 
-use crate::index::{Index, IndexError, Resolution};
-use crate::query::QueryError;
+use crate::index::{Index, IndexError, PageRecord, Resolution};
+use crate::query::{Found, QueryError, find_page};
+use crate::wikitext::PageStructure;
+use rows::{RowRead, key_column, read_rows};
 
 pub use operators::{
     CountSource, OperatorResult, Unresolved, category, count, entity_page, outlinks, redirect,
@@ -137,24 +141,81 @@ pub(crate) struct Target {
 
 /// Follows `(ns, dbkey)` to its final page; `None` for red links and broken redirects.
 pub(crate) fn target(index: &Index, ns: i32, dbkey: &str) -> Result<Option<Target>, IndexError> {
-    let Some(n) = index.find(ns, dbkey) else {
-        return Ok(None);
-    };
-    let rec = index.page(n)?;
+    match index.find(ns, dbkey) {
+        Some(n) => target_of(index, n, &index.page(n)?),
+        None => Ok(None),
+    }
+}
+
+/// Follows page `n` (whose record is `rec`) to its final page; `None` for a broken
+/// redirect. For callers that already hold the page, so it is not looked up again.
+pub(crate) fn target_of(
+    index: &Index,
+    n: u32,
+    rec: &PageRecord,
+) -> Result<Option<Target>, IndexError> {
     match &rec.redirect {
         None => Ok(Some(Target {
             page: n,
-            title: index.display_title(&rec),
+            title: index.display_title(rec),
             via: None,
         })),
         Some(rd) => match rd.resolution {
             Resolution::Page { page, .. } => Ok(Some(Target {
                 page,
                 title: index.display_title(&index.page(page)?),
-                via: Some(index.display_title(&rec)),
+                via: Some(index.display_title(rec)),
             })),
             _ => Ok(None),
         },
+    }
+}
+
+/// The seed page, decoded once for every operator a plan runs on it: its structure, and
+/// — worked out on first use, then shared — each table's rows and each link's target.
+pub(crate) struct Seed {
+    pub page: Found,
+    pub s: PageStructure,
+    rows: Vec<OnceCell<TableRows>>,
+    targets: Vec<OnceCell<Option<Target>>>,
+}
+
+/// A table's data rows and key column.
+pub(crate) struct TableRows {
+    pub rows: Vec<RowRead>,
+    pub key: Option<usize>,
+}
+
+impl Seed {
+    pub fn load(index: &Index, title: &str) -> Result<Seed, FrontierError> {
+        let page = find_page(index, title)?;
+        let s = index.structure(page.number)?;
+        Ok(Seed {
+            rows: s.tables.iter().map(|_| OnceCell::new()).collect(),
+            targets: s.links.iter().map(|_| OnceCell::new()).collect(),
+            page,
+            s,
+        })
+    }
+
+    /// The rows of table `ti` (0-based).
+    pub fn rows(&self, ti: usize) -> &TableRows {
+        self.rows[ti].get_or_init(|| {
+            let rows = read_rows(&self.s.tables[ti]);
+            let key = key_column(&rows);
+            TableRows { rows, key }
+        })
+    }
+
+    /// Where link `li` of the seed leads ([`target`]).
+    pub fn target(&self, index: &Index, li: usize) -> Result<Option<&Target>, IndexError> {
+        let cell = &self.targets[li];
+        if cell.get().is_none() {
+            let l = &self.s.links[li];
+            let t = target(index, l.ns, &l.dbkey)?;
+            let _ = cell.set(t);
+        }
+        Ok(cell.get().and_then(Option::as_ref))
     }
 }
 

@@ -7,12 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::rows::{key_column, key_of, read_rows};
-use super::{Candidate, FrontierError, Role, Step, Target, redirect_step, role_of, target};
+use super::rows::key_of;
+use super::{
+    Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_of,
+};
 use crate::index::{Index, Lookup};
 use crate::query::{find_page, section_anchor};
-use crate::title::{NS_CATEGORY, NS_MAIN};
-use crate::wikitext::{Link, PageStructure};
+use crate::title::{NS_CATEGORY, NS_MAIN, NS_TEMPLATE};
+use crate::wikitext::PageStructure;
 
 /// What one operator found.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -28,7 +30,7 @@ pub struct OperatorResult {
 }
 
 impl OperatorResult {
-    fn new(operator: &'static str) -> OperatorResult {
+    pub(crate) fn new(operator: &'static str) -> OperatorResult {
         OperatorResult {
             operator,
             ..Default::default()
@@ -76,7 +78,7 @@ fn at(page: &str, s: &PageStructure, section: u32) -> String {
     }
 }
 
-/// A candidate for link `l`, or the unresolved entry when it leads nowhere.
+/// Where and how a link (or a name) was found: what its candidate will carry.
 struct LinkFinding {
     step: Step,
     context: String,
@@ -85,23 +87,36 @@ struct LinkFinding {
     cell: Option<(usize, usize, usize)>,
 }
 
+/// A candidate for the seed's link `li`, or the unresolved entry when it leads nowhere.
 fn push_link(
     index: &Index,
     out: &mut OperatorResult,
-    l: &Link,
+    seed: &Seed,
+    li: usize,
     f: LinkFinding,
 ) -> Result<(), FrontierError> {
-    let written = index.codec().prefixed_text(l.ns, &l.dbkey);
-    match target(index, l.ns, &l.dbkey)? {
-        Some(t) => push_target(index, out, &t, f)?,
-        None => out.unresolved.push(Unresolved {
-            key: written.clone(),
-            locator: f.step.locator,
-            reason: format!("[[{written}]] is a red link or a broken redirect"),
-            options: Vec::new(),
-        }),
+    match seed.target(index, li)? {
+        Some(t) => push_target(index, out, t, f)?,
+        None => {
+            let l = &seed.s.links[li];
+            let written = index.codec().prefixed_text(l.ns, &l.dbkey);
+            out.unresolved.push(Unresolved {
+                reason: format!("[[{written}]] is a red link or a broken redirect"),
+                key: written,
+                locator: f.step.locator,
+                options: Vec::new(),
+            })
+        }
     }
     Ok(())
+}
+
+/// The seed's main-namespace link number `li` of a table cell or list item, if it is one.
+fn main_link(s: &PageStructure, li: u32) -> Option<(usize, &crate::wikitext::Link)> {
+    s.links
+        .get(li as usize)
+        .filter(|l| l.ns == NS_MAIN)
+        .map(|l| (li as usize, l))
 }
 
 fn push_target(
@@ -131,15 +146,18 @@ fn push_target(
 /// `outlinks`: every main-namespace link of the seed, in document order — the baseline
 /// a curator must beat.
 pub fn outlinks(index: &Index, seed: &str) -> Result<OperatorResult, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    outlinks_of(index, &Seed::load(index, seed)?)
+}
+
+pub(crate) fn outlinks_of(index: &Index, seed: &Seed) -> Result<OperatorResult, FrontierError> {
+    let (page, s) = (&seed.page, &seed.s);
     let mut out = OperatorResult::new("outlinks");
-    for l in s.links.iter().filter(|l| l.ns == NS_MAIN) {
+    for (li, l) in s.links.iter().enumerate().filter(|(_, l)| l.ns == NS_MAIN) {
         let step = Step {
             operator: "outlinks",
             role: Role::Entity,
             from: page.title.clone(),
-            locator: at(&page.title, &s, l.section),
+            locator: at(&page.title, s, l.section),
             reason: format!(
                 "{} link [[{}|{}]]",
                 l.context.as_str(),
@@ -154,7 +172,7 @@ pub fn outlinks(index: &Index, seed: &str) -> Result<OperatorResult, FrontierErr
             in_key_column: false,
             cell: None,
         };
-        push_link(index, &mut out, l, f)?;
+        push_link(index, &mut out, seed, li, f)?;
     }
     out.candidates.retain(|c| c.page != page.number);
     Ok(out)
@@ -168,8 +186,16 @@ pub fn seed_table(
     table: Option<usize>,
     column: Option<usize>,
 ) -> Result<OperatorResult, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    seed_table_of(index, &Seed::load(index, seed)?, table, column)
+}
+
+pub(crate) fn seed_table_of(
+    index: &Index,
+    seed: &Seed,
+    table: Option<usize>,
+    column: Option<usize>,
+) -> Result<OperatorResult, FrontierError> {
+    let (page, s) = (&seed.page, &seed.s);
     if let Some(n) = table
         && (n == 0 || n > s.tables.len())
     {
@@ -180,20 +206,20 @@ pub fn seed_table(
         )));
     }
     let mut out = OperatorResult::new("seed-table");
-    for (ti, t) in s.tables.iter().enumerate() {
+    for ti in 0..s.tables.len() {
         let tn = ti + 1;
         if table.is_some_and(|n| n != tn) {
             continue;
         }
-        let rows = read_rows(t);
-        let key = key_column(&rows);
-        for row in &rows {
+        let super::TableRows { rows, key } = seed.rows(ti);
+        let key = *key;
+        for row in rows {
             for cell in &row.cells {
                 if column.is_some_and(|c| c != cell.col) {
                     continue;
                 }
                 for &li in &cell.links {
-                    let Some(l) = s.links.get(li as usize).filter(|l| l.ns == NS_MAIN) else {
+                    let Some((li, l)) = main_link(s, li) else {
                         continue;
                     };
                     let under = cell
@@ -222,7 +248,7 @@ pub fn seed_table(
                         in_key_column: key == Some(cell.col),
                         cell: Some((tn, row.row, cell.col)),
                     };
-                    push_link(index, &mut out, l, f)?;
+                    push_link(index, &mut out, seed, li, f)?;
                 }
             }
         }
@@ -232,12 +258,15 @@ pub fn seed_table(
 
 /// `seed-list`: pages linked from the seed's list items.
 pub fn seed_list(index: &Index, seed: &str) -> Result<OperatorResult, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    seed_list_of(index, &Seed::load(index, seed)?)
+}
+
+pub(crate) fn seed_list_of(index: &Index, seed: &Seed) -> Result<OperatorResult, FrontierError> {
+    let (page, s) = (&seed.page, &seed.s);
     let mut out = OperatorResult::new("seed-list");
     for (i, item) in s.lists.iter().enumerate() {
         for &li in &item.links {
-            let Some(l) = s.links.get(li as usize).filter(|l| l.ns == NS_MAIN) else {
+            let Some((li, l)) = main_link(s, li) else {
                 continue;
             };
             let step = Step {
@@ -248,7 +277,7 @@ pub fn seed_list(index: &Index, seed: &str) -> Result<OperatorResult, FrontierEr
                 reason: format!(
                     "list item {:?} in {} links [[{}]]",
                     item.text,
-                    section_anchor(&s, item.section).unwrap_or_else(|| "the lead".into()),
+                    section_anchor(s, item.section).unwrap_or_else(|| "the lead".into()),
                     l.dbkey.replace('_', " ")
                 ),
             };
@@ -259,7 +288,7 @@ pub fn seed_list(index: &Index, seed: &str) -> Result<OperatorResult, FrontierEr
                 in_key_column: false,
                 cell: None,
             };
-            push_link(index, &mut out, l, f)?;
+            push_link(index, &mut out, seed, li, f)?;
         }
     }
     Ok(out)
@@ -272,8 +301,15 @@ pub fn sibling_list(
     seed: &str,
     limit: usize,
 ) -> Result<OperatorResult, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    sibling_list_of(index, &Seed::load(index, seed)?, limit)
+}
+
+pub(crate) fn sibling_list_of(
+    index: &Index,
+    seed: &Seed,
+    limit: usize,
+) -> Result<OperatorResult, FrontierError> {
+    let (page, s) = (&seed.page, &seed.s);
     let mut out = OperatorResult::new("sibling-list");
     let mut seen = BTreeSet::from([page.number]);
     let mut list = |out: &mut OperatorResult, n: u32, locator: String, reason: String| {
@@ -312,12 +348,12 @@ pub fn sibling_list(
             format!("list page linking to {:?}", page.title),
         )?;
     }
-    for l in s.links.iter().filter(|l| l.ns == NS_MAIN) {
-        if let Some(t) = target(index, l.ns, &l.dbkey)? {
+    for (li, l) in s.links.iter().enumerate().filter(|(_, l)| l.ns == NS_MAIN) {
+        if let Some(t) = seed.target(index, li)? {
             list(
                 &mut out,
                 t.page,
-                at(&page.title, &s, l.section),
+                at(&page.title, s, l.section),
                 format!("list page linked from {:?}", page.title),
             )?;
         }
@@ -428,7 +464,9 @@ pub fn is_disambiguation(index: &Index, n: u32) -> Result<bool, FrontierError> {
         k.contains("disambig") || matches!(k.as_str(), "dab" | "hndis" | "geodis" | "disamb")
     };
     Ok(s.categories.iter().any(|c| dab(&c.dbkey))
-        || s.templates.iter().any(|t| t.ns == 10 && dab(&t.dbkey)))
+        || s.templates
+            .iter()
+            .any(|t| t.ns == NS_TEMPLATE && dab(&t.dbkey)))
 }
 
 /// `entity-page`: resolves names (cell texts, keys) to pages, in this order: a link with
@@ -440,60 +478,89 @@ pub fn entity_page(
     keys: &[String],
     seed: Option<&str>,
 ) -> Result<OperatorResult, FrontierError> {
+    let seed = seed.map(|t| Seed::load(index, t)).transpose()?;
+    let names = EntityNames::new(index, seed.as_ref())?;
     let mut out = OperatorResult::new("entity-page");
-    // Link texts of the seed's table cells → (target, locator).
-    let mut linked: BTreeMap<String, (Target, String)> = BTreeMap::new();
-    let mut seed_links: BTreeSet<u32> = BTreeSet::new();
-    let mut seed_title = String::new();
-    if let Some(seed) = seed {
-        let page = find_page(index, seed)?;
-        let s = index.structure(page.number)?;
-        seed_title = page.title.clone();
-        for l in s.links.iter().filter(|l| l.ns == NS_MAIN) {
-            if let Some(t) = target(index, l.ns, &l.dbkey)? {
-                seed_links.insert(t.page);
+    for key in keys {
+        names.resolve(key, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// What `entity-page` needs from the seed, worked out once for any number of names: the
+/// link texts of its table cells and the pages it links to.
+pub(crate) struct EntityNames<'a> {
+    index: &'a Index,
+    /// Link texts of the seed's table cells (lower-cased) → (target, locator).
+    linked: BTreeMap<String, (&'a Target, String)>,
+    seed_links: BTreeSet<u32>,
+    seed_title: String,
+}
+
+impl<'a> EntityNames<'a> {
+    pub(crate) fn new(index: &'a Index, seed: Option<&'a Seed>) -> Result<Self, FrontierError> {
+        let mut linked = BTreeMap::new();
+        let mut seed_links = BTreeSet::new();
+        let mut seed_title = String::new();
+        if let Some(seed) = seed {
+            let (page, s) = (&seed.page, &seed.s);
+            seed_title = page.title.clone();
+            for (li, _) in s.links.iter().enumerate().filter(|(_, l)| l.ns == NS_MAIN) {
+                if let Some(t) = seed.target(index, li)? {
+                    seed_links.insert(t.page);
+                }
             }
-        }
-        for (ti, t) in s.tables.iter().enumerate() {
-            for row in read_rows(t) {
-                for cell in &row.cells {
-                    let [li] = cell.links[..] else { continue };
-                    let Some(l) = s.links.get(li as usize).filter(|l| l.ns == NS_MAIN) else {
-                        continue;
-                    };
-                    if let Some(tg) = target(index, l.ns, &l.dbkey)? {
-                        let loc = format!(
-                            "{}#Table {} row {} col {}",
-                            page.title,
-                            ti + 1,
-                            row.row,
-                            cell.col
-                        );
-                        linked
-                            .entry(cell.text.trim().to_lowercase())
-                            .or_insert((tg, loc));
+            for ti in 0..s.tables.len() {
+                for row in &seed.rows(ti).rows {
+                    for cell in &row.cells {
+                        let [li] = cell.links[..] else { continue };
+                        let Some((li, _)) = main_link(s, li) else {
+                            continue;
+                        };
+                        if let Some(tg) = seed.target(index, li)? {
+                            let loc = format!(
+                                "{}#Table {} row {} col {}",
+                                page.title,
+                                ti + 1,
+                                row.row,
+                                cell.col
+                            );
+                            linked
+                                .entry(cell.text.trim().to_lowercase())
+                                .or_insert((tg, loc));
+                        }
                     }
                 }
             }
         }
+        Ok(EntityNames {
+            index,
+            linked,
+            seed_links,
+            seed_title,
+        })
     }
-    for key in keys {
+
+    /// Resolves one name into `out` (a candidate, or an unresolved entry; nothing for a
+    /// blank name).
+    pub(crate) fn resolve(&self, key: &str, out: &mut OperatorResult) -> Result<(), FrontierError> {
+        let index = self.index;
         let k = key.trim();
         if k.is_empty() {
-            continue;
+            return Ok(());
         }
         let step = |locator: String, reason: String| Step {
             operator: "entity-page",
             role: Role::Entity,
-            from: if seed_title.is_empty() {
+            from: if self.seed_title.is_empty() {
                 k.to_string()
             } else {
-                seed_title.clone()
+                self.seed_title.clone()
             },
             locator,
             reason,
         };
-        if let Some((t, loc)) = linked.get(&k.to_lowercase()) {
+        if let Some((t, loc)) = self.linked.get(&k.to_lowercase()) {
             let f = LinkFinding {
                 step: step(
                     loc.clone(),
@@ -504,11 +571,10 @@ pub fn entity_page(
                 in_key_column: false,
                 cell: None,
             };
-            push_target(index, &mut out, t, f)?;
-            continue;
+            return push_target(index, out, t, f);
         }
         let found = match index.lookup(k) {
-            Lookup::Page(t, _) => target(index, t.ns, &t.dbkey)?,
+            Lookup::Page(_, n) => target_of(index, n, &index.page(n)?)?,
             _ => None,
         };
         let Some(t) = found else {
@@ -518,14 +584,14 @@ pub fn entity_page(
                 reason: "no page, redirect or table link has this name".into(),
                 options: Vec::new(),
             });
-            continue;
+            return Ok(());
         };
         if is_disambiguation(index, t.page)? {
             let mut options: Vec<(u32, String)> = Vec::new();
             for o in index.outlinks(t.page) {
                 let rec = index.page(o)?;
                 if rec.ns == NS_MAIN
-                    && let Some(ot) = target(index, rec.ns, &rec.dbkey)?
+                    && let Some(ot) = target_of(index, o, &rec)?
                     && !options.iter().any(|(p, _)| *p == ot.page)
                 {
                     options.push((ot.page, ot.title));
@@ -533,7 +599,7 @@ pub fn entity_page(
             }
             let chosen: Vec<&(u32, String)> = options
                 .iter()
-                .filter(|(p, _)| seed_links.contains(p))
+                .filter(|(p, _)| self.seed_links.contains(p))
                 .collect();
             if let [(p, title)] = chosen[..] {
                 let tg = Target {
@@ -554,7 +620,7 @@ pub fn entity_page(
                     in_key_column: false,
                     cell: None,
                 };
-                push_target(index, &mut out, &tg, f)?;
+                push_target(index, out, &tg, f)?;
             } else {
                 out.unresolved.push(Unresolved {
                     key: k.to_string(),
@@ -567,7 +633,7 @@ pub fn entity_page(
                     options: options.into_iter().map(|(_, x)| x).collect(),
                 });
             }
-            continue;
+            return Ok(());
         }
         let reason = match &t.via {
             Some(v) => format!("{k:?} names the redirect {v:?}"),
@@ -580,9 +646,8 @@ pub fn entity_page(
             in_key_column: false,
             cell: None,
         };
-        push_target(index, &mut out, &t, f)?;
+        push_target(index, out, &t, f)
     }
-    Ok(out)
 }
 
 /// `category`: members of a category, and of its subcategories down to `depth` levels
@@ -643,15 +708,18 @@ pub fn count(
     seed: &str,
     table: Option<usize>,
 ) -> Result<OperatorResult, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    Ok(count_of(&Seed::load(index, seed)?, table))
+}
+
+pub(crate) fn count_of(seed: &Seed, table: Option<usize>) -> OperatorResult {
+    let (page, s) = (&seed.page, &seed.s);
     let mut out = OperatorResult::new("count");
-    for (ti, t) in s.tables.iter().enumerate() {
+    for ti in 0..s.tables.len() {
         if table.is_some_and(|n| n != ti + 1) {
             continue;
         }
-        let rows = read_rows(t);
-        let key = key_column(&rows);
+        let super::TableRows { rows, key } = seed.rows(ti);
+        let key = *key;
         let linked = rows
             .iter()
             .filter(|r| {
@@ -719,5 +787,5 @@ pub fn count(
         in_key_column: false,
         cell: None,
     });
-    Ok(out)
+    out
 }

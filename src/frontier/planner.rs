@@ -19,10 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::operators::{self, CountSource, OperatorResult, Unresolved};
-use super::{Candidate, FrontierError, Role, Step};
+use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
+use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
-use crate::query::find_page;
 use crate::text::evidence::best_sentences;
 use crate::text::{PageText, SectionText, Sentence, SentenceKind};
 
@@ -162,27 +161,28 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         )));
     }
     let searcher = index.searcher()?;
-    let seed = find_page(index, &opts.seed)?;
+    // The seed is decoded once; every operator below reads it.
+    let seed_page = Seed::load(index, &opts.seed)?;
+    let seed = &seed_page.page;
     let ops: BTreeSet<Op> = opts.ops.iter().copied().collect();
     let mut found: Vec<OperatorResult> = Vec::new();
     let mut counts = Vec::new();
     let mut unresolved = Vec::new();
     for op in &ops {
         let r = match op {
-            Op::Outlinks => operators::outlinks(index, &seed.title)?,
-            Op::SeedTable => operators::seed_table(index, &seed.title, opts.table, None)?,
-            Op::SeedList if opts.table.is_none() => operators::seed_list(index, &seed.title)?,
-            Op::SiblingList => operators::sibling_list(index, &seed.title, 50)?,
+            Op::Outlinks => operators::outlinks_of(index, &seed_page)?,
+            Op::SeedTable => operators::seed_table_of(index, &seed_page, opts.table, None)?,
+            Op::SeedList if opts.table.is_none() => operators::seed_list_of(index, &seed_page)?,
+            Op::SiblingList => operators::sibling_list_of(index, &seed_page, 50)?,
             Op::Count => {
-                let mut r = operators::count(index, &seed.title, opts.table)?;
+                let mut r = operators::count_of(&seed_page, opts.table);
                 counts.append(&mut r.counts);
                 continue;
             }
             // Categories of the seed: members are peers of the seed's own subject.
             Op::Category => {
-                let s = index.structure(seed.number)?;
                 let mut all = OperatorResult::default();
-                for c in &s.categories {
+                for c in &seed_page.s.categories {
                     let name = index
                         .codec()
                         .prefixed_text(crate::title::NS_CATEGORY, &c.dbkey);
@@ -239,7 +239,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         }
     }
     if ops.contains(&Op::EntityPage) {
-        let extra = resolve_key_cells(index, &seed.title, opts, &unit_texts, &kept_unit)?;
+        let extra = resolve_key_cells(index, &seed_page, opts, &unit_of, &kept_unit)?;
         unresolved.extend(extra.1);
         for c in extra.0 {
             if let Some(i) = unit_locator(&c).map(|u| unit_of[&u]) {
@@ -251,6 +251,8 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     // 3. Page scores against what the row leaves unexplained; per row, the page about
     // the row's entity (key column) unless another linked page matches better.
     let seed_terms: BTreeSet<String> = searcher.terms(&seed.title).into_iter().collect();
+    // A page linked from several rows is scored once per row; its text is decoded once.
+    let mut texts = PageTexts::new(index);
     let mut ranked: Vec<Ranked> = Vec::new();
     for (i, cands) in &by_unit {
         let row_score = unit_scores[*i];
@@ -260,7 +262,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             if scored.iter().any(|r| r.candidate.page == c.page) {
                 continue;
             }
-            let (page_score, best) = page_score(index, searcher, c.page, &residual)?;
+            let (page_score, best) = texts.score(searcher, c.page, &residual)?;
             scored.push(Ranked {
                 score: row_score + page_score,
                 row_score,
@@ -307,7 +309,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         {
             continue;
         }
-        let (page_score, best) = page_score(index, searcher, c.page, &residual)?;
+        let (page_score, best) = texts.score(searcher, c.page, &residual)?;
         loose_ranked.push(Ranked {
             score: page_score,
             row_score: 0.0,
@@ -387,7 +389,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             locator: seed.title.clone(),
             reason: "the page the question starts from".into(),
         },
-        seed: seed.title,
+        seed: seed.title.clone(),
         query: opts.query.clone(),
         table: opts.table,
         ops: ops.into_iter().collect(),
@@ -447,23 +449,42 @@ fn residual_query(
     }
 }
 
-/// The best sentence of page `n` for `query`, and its BM25 score.
-fn page_score(
-    index: &Index,
-    searcher: &crate::text::search::TextSearcher,
-    n: u32,
-    query: &str,
-) -> Result<(f64, Option<String>), FrontierError> {
-    Ok(match index.page_text(n)? {
-        Some(t) => match best_sentences(searcher, &t, None, query, SENTENCES_PER_PAGE)
-            .into_iter()
-            .next()
-        {
-            Some(b) => (b.score, Some(b.text)),
+/// The texts of the pages a plan scores, each decoded on first use.
+struct PageTexts<'a> {
+    index: &'a Index,
+    texts: BTreeMap<u32, Option<PageText>>,
+}
+
+impl<'a> PageTexts<'a> {
+    fn new(index: &'a Index) -> Self {
+        PageTexts {
+            index,
+            texts: BTreeMap::new(),
+        }
+    }
+
+    /// The best sentence of page `n` for `query`, and its BM25 score.
+    fn score(
+        &mut self,
+        searcher: &crate::text::search::TextSearcher,
+        n: u32,
+        query: &str,
+    ) -> Result<(f64, Option<String>), FrontierError> {
+        let text = match self.texts.entry(n) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => e.insert(self.index.page_text(n)?),
+        };
+        Ok(match text {
+            Some(t) => match best_sentences(searcher, t, None, query, SENTENCES_PER_PAGE)
+                .into_iter()
+                .next()
+            {
+                Some(b) => (b.score, Some(b.text)),
+                None => (0.0, None),
+            },
             None => (0.0, None),
-        },
-        None => (0.0, None),
-    })
+        })
+    }
 }
 
 /// BM25 scores of each unit's text against the question (0 when nothing matches).
@@ -523,26 +544,27 @@ type KeyCells = (Vec<Candidate>, Vec<Unresolved>);
 
 fn resolve_key_cells(
     index: &Index,
-    seed: &str,
+    seed: &Seed,
     opts: &PlanOptions,
-    units: &[(String, String)],
+    unit_of: &BTreeMap<String, usize>,
     kept: &dyn Fn(usize) -> bool,
 ) -> Result<KeyCells, FrontierError> {
-    let page = find_page(index, seed)?;
-    let s = index.structure(page.number)?;
+    let page = &seed.page;
+    // Built once from the seed, whatever the number of key cells to resolve.
+    let names = EntityNames::new(index, Some(seed))?;
     let mut out = (Vec::new(), Vec::new());
-    for (ti, t) in s.tables.iter().enumerate() {
+    for ti in 0..seed.s.tables.len() {
         let tn = ti + 1;
         if opts.table.is_some_and(|n| n != tn) {
             continue;
         }
-        let rows = super::rows::read_rows(t);
-        let Some(key) = super::rows::key_column(&rows) else {
+        let super::TableRows { rows, key } = seed.rows(ti);
+        let Some(key) = *key else {
             continue;
         };
-        for row in &rows {
+        for row in rows {
             let unit = format!("{}#Table {tn} row {}", page.title, row.row);
-            if !units.iter().position(|(u, _)| *u == unit).is_some_and(kept) {
+            if !unit_of.get(&unit).is_some_and(|&i| kept(i)) {
                 continue;
             }
             let Some(cell) = row.cells.iter().find(|c| c.col == key) else {
@@ -551,8 +573,8 @@ fn resolve_key_cells(
             if !cell.links.is_empty() || cell.text.trim().is_empty() {
                 continue;
             }
-            let r =
-                operators::entity_page(index, std::slice::from_ref(&cell.text), Some(&page.title))?;
+            let mut r = OperatorResult::new("entity-page");
+            names.resolve(&cell.text, &mut r)?;
             let locator = format!("{unit} col {key}");
             for mut c in r.candidates {
                 if let Some(first) = c.chain.first_mut() {

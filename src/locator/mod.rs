@@ -21,11 +21,11 @@ use std::fmt;
 use serde::Serialize;
 
 pub use parse::{LocatorError, parse, parse_relative};
-pub(crate) use resolve::final_page;
 pub use resolve::{
     CellContent, Content, PageData, Resolution, Resolved, Resolver, SectionInfo, Unresolved,
     resolve,
 };
+pub(crate) use resolve::{final_page, subsections_end};
 
 /// A parsed locator.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -253,13 +253,19 @@ impl<K: std::hash::Hash + Eq, V: Clone> Sharded<K, V> {
         }
     }
 
-    fn shard(&self, k: &K) -> &Mutex<HashMap<K, V>> {
+    fn shard<Q: std::hash::Hash + ?Sized>(&self, k: &Q) -> &Mutex<HashMap<K, V>> {
         use std::hash::BuildHasher;
         let h = rustc_hash::FxBuildHasher.hash_one(k);
         &self.shards[(h as usize) % SHARDS]
     }
 
-    fn get(&self, k: &K) -> Option<V> {
+    /// Looks `k` up by any borrowed form (`&str` for `String` keys: no allocation per
+    /// lookup); the borrowed form hashes like the key, so it finds the same shard.
+    fn get<Q>(&self, k: &Q) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
         self.shard(k).lock().ok()?.get(k).cloned()
     }
 
@@ -335,7 +341,7 @@ impl<'a> Resolver<'a> {
 
     /// The final page a title names, following redirects.
     pub fn find_page(&self, title: &str) -> Result<PageLookup, IndexError> {
-        if let Some(hit) = self.titles.get(&title.to_string()) {
+        if let Some(hit) = self.titles.get(title) {
             return Ok(hit);
         }
         let r = self.lookup(title)?;
@@ -478,11 +484,7 @@ impl<'a> Resolver<'a> {
             Ok(x) => x,
             Err(u) => return Ok(Err(u)),
         };
-        let info = section.map(|n| SectionInfo {
-            number: n,
-            anchor: crate::query::section_anchor(s, n),
-            heading: (n > 0).then(|| s.sections[n as usize - 1].heading.clone()),
-        });
+        let info = section.map(|n| section_info(s, n));
         let named = loc.section.is_some();
         let content = match &loc.target {
             Target::Page | Target::Section => {
@@ -594,13 +596,8 @@ impl<'a> Resolver<'a> {
                     });
                 match found {
                     Some((i, k, t)) => {
-                        let info = Some(SectionInfo {
-                            number: i as u32,
-                            anchor: crate::query::section_anchor(s, i as u32),
-                            heading: (i > 0).then(|| s.sections[i - 1].heading.clone()),
-                        });
                         return Ok(Ok((
-                            info,
+                            Some(section_info(s, i as u32)),
                             Content::Sentence {
                                 sentence: k,
                                 text: t,
@@ -698,6 +695,15 @@ pub(crate) fn final_page(index: &Index, n: u32) -> Result<u32, IndexError> {
     })
 }
 
+/// Section `n` (0 = lead) as reported.
+fn section_info(s: &PageStructure, n: u32) -> SectionInfo {
+    SectionInfo {
+        number: n,
+        anchor: crate::query::section_anchor(s, n),
+        heading: (n > 0).then(|| s.sections[n as usize - 1].heading.clone()),
+    }
+}
+
 fn where_(info: &Option<SectionInfo>) -> String {
     match info.as_ref().and_then(|i| i.anchor.as_deref()) {
         Some(a) => format!("section {a:?}"),
@@ -706,7 +712,7 @@ fn where_(info: &Option<SectionInfo>) -> String {
 }
 
 /// Last section number inside section `sec` (its subsections included).
-fn subsections_end(s: &PageStructure, sec: u32) -> u32 {
+pub(crate) fn subsections_end(s: &PageStructure, sec: u32) -> u32 {
     if sec == 0 {
         return 0;
     }

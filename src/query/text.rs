@@ -168,6 +168,14 @@ pub fn search(
             None => (h.page, None, h.section),
         };
         let target = index.page(number)?;
+        // A page reached both directly and through a redirect is listed once; checked
+        // before its structure and text are decoded.
+        if out
+            .iter()
+            .any(|r: &SearchResult| r.page_id == target.id && r.section == section)
+        {
+            continue;
+        }
         let s = index.structure(number)?;
         let best = match index.page_text(number)? {
             Some(t) => best_sentences(searcher, &t, Some(section), query, 1)
@@ -175,12 +183,6 @@ pub fn search(
                 .next(),
             None => None,
         };
-        if out
-            .iter()
-            .any(|r: &SearchResult| r.page_id == target.id && r.section == section)
-        {
-            continue;
-        }
         out.push(SearchResult {
             page: index.display_title(&target),
             page_id: target.id,

@@ -45,7 +45,9 @@ pub fn best_sentences(
     if claim_terms.is_empty() {
         return Vec::new();
     }
-    let idf: HashMap<&str, f64> = claim_terms
+    // A vector in sorted term order, not a map: the sum below is then taken in the same
+    // order every run, so scores (and ties) are bit-for-bit reproducible.
+    let idf: Vec<(&str, f64)> = claim_terms
         .iter()
         .map(|t| {
             let (df, n) = searcher.doc_freq(t);
@@ -65,10 +67,11 @@ pub fn best_sentences(
         .map(|(_, _, s)| searcher.terms(&s.text))
         .collect();
     let avg = tokenized.iter().map(Vec::len).sum::<usize>() as f64 / tokenized.len() as f64;
-    let mut scored: Vec<ScoredSentence> = candidates
+    // Score every candidate, then copy out only the best `k`.
+    let mut ranked: Vec<(f64, usize)> = tokenized
         .iter()
-        .zip(&tokenized)
-        .map(|((sec, i, s), terms)| {
+        .enumerate()
+        .map(|(c, terms)| {
             let len = terms.len() as f64;
             let mut tf: HashMap<&str, usize> = HashMap::new();
             for t in terms {
@@ -85,9 +88,20 @@ pub fn best_sentences(
                     }
                 })
                 .sum();
+            (score, c)
+        })
+        .filter(|(score, _)| *score > 0.0)
+        .collect();
+    // Candidates are in document order, so the index breaks ties by (section, sentence).
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked.truncate(k);
+    ranked
+        .into_iter()
+        .map(|(score, c)| {
+            let (section, sentence, s) = candidates[c];
             ScoredSentence {
-                section: *sec,
-                sentence: *i,
+                section,
+                sentence,
                 text: s.text.clone(),
                 kind: s.kind,
                 score,
@@ -95,14 +109,5 @@ pub fn best_sentences(
                 end: s.end,
             }
         })
-        .filter(|s| s.score > 0.0)
-        .collect();
-    scored.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.section.cmp(&b.section))
-            .then(a.sentence.cmp(&b.sentence))
-    });
-    scored.truncate(k);
-    scored
+        .collect()
 }

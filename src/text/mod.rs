@@ -81,15 +81,22 @@ impl PageText {
 }
 
 /// Markup left in rendered text by broken syntax (an unclosed `{{` shows as itself in
-/// MediaWiki too). It carries no meaning for evidence matching and is removed.
-pub fn strip_residue(s: &str) -> String {
+/// MediaWiki too). It carries no meaning for evidence matching and is removed. Most text
+/// has none of these characters and is returned as it is, without a copy.
+pub fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'[' | b']' | b'{' | b'}' | b'|' | b'\''))
+    {
+        return std::borrow::Cow::Borrowed(s);
+    }
     let mut out = s.to_string();
     for tok in ["[[", "]]", "{{", "}}", "{|", "|}", "'''", "''"] {
         if out.contains(tok) {
             out = out.replace(tok, "");
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Splits prose into sentences with the report parser's rules (abbreviations, initials,

@@ -106,8 +106,9 @@ fn has_markup(text: &str) -> bool {
         || memchr::memchr_iter(b'\n', b).any(|i| b.get(i + 1).is_some_and(|&c| line_syntax(c)))
 }
 
-/// Analyses one page's wikitext. `page_ns`/`page_dbkey` identify the page (self-links are
-/// not recorded, as in MediaWiki); `lang` selects link trails and magic words.
+/// Analyses one page's wikitext into its structure and its plain text. `page_ns` /
+/// `page_dbkey` identify the page (self-links are not recorded, as in MediaWiki); `lang`
+/// selects link trails and magic words.
 pub fn analyze_with_text(
     text: &str,
     page_ns: i32,
@@ -115,8 +116,35 @@ pub fn analyze_with_text(
     codec: &TitleCodec,
     lang: &str,
 ) -> (PageStructure, PageText) {
+    let (s, t) = walk(text, page_ns, page_dbkey, codec, lang, true);
+    (s, t.unwrap_or_default())
+}
+
+/// Analyses one page's wikitext (see [`analyze_with_text`]) without its plain text, which
+/// is then not computed at all (`--no-text` builds).
+pub fn analyze(
+    text: &str,
+    page_ns: i32,
+    page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+) -> PageStructure {
+    walk(text, page_ns, page_dbkey, codec, lang, false).0
+}
+
+fn walk(
+    text: &str,
+    page_ns: i32,
+    page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+    with_text: bool,
+) -> (PageStructure, Option<PageText>) {
     if !has_markup(text) {
-        return (PageStructure::default(), plaintext::plain(text));
+        return (
+            PageStructure::default(),
+            with_text.then(|| plaintext::plain(text)),
+        );
     }
     let nodes = preprocess(text);
     let mut w = Walker {
@@ -157,20 +185,11 @@ pub fn analyze_with_text(
             }
         }
     }
-    let render = |r: Range<u32>| w.render_top_mapped(&flat, r);
-    let text = plaintext::extract(&flat, &raw_tables, &w.out, &render);
+    let text = with_text.then(|| {
+        let render = |r: Range<u32>| w.render_top_mapped(&flat, r);
+        plaintext::extract(&flat, &raw_tables, &w.out, &render)
+    });
     (w.out, text)
-}
-
-/// Analyses one page's wikitext (see [`analyze_with_text`]) without its plain text.
-pub fn analyze(
-    text: &str,
-    page_ns: i32,
-    page_dbkey: &str,
-    codec: &TitleCodec,
-    lang: &str,
-) -> PageStructure {
-    analyze_with_text(text, page_ns, page_dbkey, codec, lang).0
 }
 
 /// The flat ranges covered by top-level tables (nested tables lie inside them), sorted,
@@ -266,60 +285,51 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Renders a range of the page's top-level flat text, reusing its link scan.
-    fn plain_top(&self, flat: &Flat<'_>, r: Range<u32>) -> String {
+    /// Runs `f` with a renderer of `flat` using this page's link classification and
+    /// marker rendering (`heading`: as in a heading, see [`Self::marker_text`]).
+    fn with_renderer<T>(
+        &self,
+        flat: &Flat<'_>,
+        heading: bool,
+        f: impl FnOnce(&Renderer<'_, '_>) -> T,
+    ) -> T {
         let classify = |t: &str| self.target_kind(t);
-        let marker = |m: Marker<'_>| self.marker_text(m, false);
-        let rend = Renderer {
+        let marker = |m: Marker<'_>| self.marker_text(m, heading);
+        f(&Renderer {
             flat,
             src: self.src,
             lang: self.lang,
             classify: &classify,
             marker: &marker,
-        };
+        })
+    }
+
+    /// The links of the page's top-level link scan that lie wholly inside `r`.
+    fn top_links_in(&self, r: &Range<u32>) -> Vec<LinkMatch> {
         let lo = self.top_found.partition_point(|l| l.start < r.start);
         let hi = self.top_found.partition_point(|l| l.start < r.end);
-        let subset: Vec<LinkMatch> = self.top_found[lo..hi]
+        self.top_found[lo..hi]
             .iter()
             .filter(|l| l.end <= r.end)
             .cloned()
-            .collect();
-        rend.render_with(r, &subset)
+            .collect()
+    }
+
+    /// Renders a range of the page's top-level flat text, reusing its link scan.
+    fn plain_top(&self, flat: &Flat<'_>, r: Range<u32>) -> String {
+        let links = self.top_links_in(&r);
+        self.with_renderer(flat, false, |rend| rend.render_with(r, &links))
     }
 
     /// Renders a range of the top-level flat text with a source map (plain text store).
     fn render_top_mapped(&self, flat: &Flat<'_>, r: Range<u32>) -> Rendered {
-        let classify = |t: &str| self.target_kind(t);
-        let marker = |m: Marker<'_>| self.marker_text(m, false);
-        let rend = Renderer {
-            flat,
-            src: self.src,
-            lang: self.lang,
-            classify: &classify,
-            marker: &marker,
-        };
-        let lo = self.top_found.partition_point(|l| l.start < r.start);
-        let hi = self.top_found.partition_point(|l| l.start < r.end);
-        let subset: Vec<LinkMatch> = self.top_found[lo..hi]
-            .iter()
-            .filter(|l| l.end <= r.end)
-            .cloned()
-            .collect();
-        rend.render_mapped(r, &subset)
+        let links = self.top_links_in(&r);
+        self.with_renderer(flat, false, |rend| rend.render_mapped(r, &links))
     }
 
     /// Renders a flat range to plain text; templates show nothing, refs show nothing.
     fn plain(&self, flat: &Flat<'_>, r: Range<u32>) -> String {
-        let classify = |t: &str| self.target_kind(t);
-        let marker = |m: Marker<'_>| self.marker_text(m, false);
-        let rend = Renderer {
-            flat,
-            src: self.src,
-            lang: self.lang,
-            classify: &classify,
-            marker: &marker,
-        };
-        rend.render(r)
+        self.with_renderer(flat, false, |rend| rend.render(r))
     }
 
     /// What a marker shows in rendered text. In headings (`heading`), refs show their
@@ -440,16 +450,7 @@ impl<'a> Walker<'a> {
                     tmpl.push((t.ns, t.dbkey));
                 }
             }
-            let classify = |t: &str| self.target_kind(t);
-            let marker = |m: Marker<'_>| self.marker_text(m, true);
-            let rend = Renderer {
-                flat,
-                src: self.src,
-                lang: self.lang,
-                classify: &classify,
-                marker: &marker,
-            };
-            let as_missing = rend.render(inner.clone());
+            let as_missing = self.with_renderer(flat, true, |rend| rend.render(inner.clone()));
             let has_ref = flat
                 .markers_in(inner.clone())
                 .iter()

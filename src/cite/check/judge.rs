@@ -13,7 +13,7 @@ use super::resolve::{LocatorCheck, section_scope};
 use crate::cite::support::{self, SupportLabel, SupportScorer};
 use crate::query::section_anchor;
 use crate::text::PageText;
-use crate::text::evidence::best_sentences;
+use crate::text::evidence::{ScoredSentence, best_sentences};
 use crate::text::search::TextSearcher;
 use crate::wikitext::PageStructure;
 
@@ -98,11 +98,13 @@ pub fn judge(
         Some(n) if locator.precision >= super::resolve::Precision::Section => Scope::Section(n),
         _ => Scope::Page,
     };
-    let first = judge_in(searcher, page, locator, claim, cited);
+    // The page's ranking serves both scopes: each keeps the ranked sentences it covers.
+    let ranked = best_sentences(searcher, &page.text, None, claim, usize::MAX);
+    let first = judge_in(page, locator, claim, &ranked, cited);
     if first.label == SupportLabel::Supported || cited == Scope::Page {
         return first;
     }
-    let whole = judge_in(searcher, page, locator, claim, Scope::Page);
+    let whole = judge_in(page, locator, claim, &ranked, Scope::Page);
     if whole.label == SupportLabel::Supported {
         return SupportCheck {
             outside_cited_section: true,
@@ -113,10 +115,10 @@ pub fn judge(
 }
 
 fn judge_in(
-    searcher: &TextSearcher,
     page: &PageData,
     locator: &LocatorCheck,
     claim: &str,
+    ranked: &[ScoredSentence],
     scope: Scope,
 ) -> SupportCheck {
     let range = match scope {
@@ -129,7 +131,6 @@ fn judge_in(
         .filter(|(s, _)| range.contains(s))
         .copied()
         .collect();
-    let ranked = best_sentences(searcher, &page.text, None, claim, usize::MAX);
     for s in ranked
         .iter()
         .filter(|s| range.contains(&s.section))

@@ -20,6 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
+use crate::cite::LineIndex;
 use crate::cite::parse::{Citation, ParsedReport, Source};
 use crate::cite::support::SupportLabel;
 use crate::index::{Index, IndexError};
@@ -292,22 +293,5 @@ fn assemble(
         locator: target.locator,
         support,
         quality,
-    }
-}
-
-/// Byte offset → 1-based line number.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { starts }
-    }
-
-    fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset)
     }
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::cite::parse::{Source, TextQuote};
 use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
+use crate::locator::subsections_end;
 use crate::query::section_anchor;
 use crate::query::text::section_number;
 use crate::text::PageText;
@@ -319,7 +320,8 @@ impl<'i> Resolver<'i> {
                 Existence::Redirect {
                     via: vec![self.index.display_title(&rec)],
                 },
-                Some((*page, fragment.clone().or_else(|| rd.fragment.clone()))),
+                // The chain's fragment: the redirect's own when no later hop sets one.
+                Some((*page, fragment.clone())),
             )),
             _ => Ok((
                 Existence::BrokenRedirect {
@@ -354,20 +356,10 @@ fn no_page(existence: Existence) -> Target {
     }
 }
 
-/// The sections a section citation covers: the section and its subsections.
+/// The sections a section citation covers: the section and its subsections, as the
+/// shared locator grammar scopes a section ([`subsections_end`]).
 pub fn section_scope(s: &PageStructure, section: u32) -> std::ops::Range<u32> {
-    if section == 0 {
-        return 0..1;
-    }
-    let level = s.sections.get(section as usize - 1).map_or(0, |x| x.level);
-    let mut end = section + 1;
-    while let Some(next) = s.sections.get(end as usize - 1) {
-        if next.level <= level {
-            break;
-        }
-        end += 1;
-    }
-    section..end
+    section..subsections_end(s, section) + 1
 }
 
 /// The locator parts a citation carries, to resolve on its page.
