@@ -314,6 +314,35 @@ fn unusable_inputs_are_errors_naming_the_file() {
     assert_eq!(sha256(&copy), before);
 }
 
+/// A 2 GB rows file (a sparse 2 GB first line, then a good row): the overlong line is a
+/// per-row finding, the row after it is audited, and the input is not touched. The file
+/// is streamed, never loaded: its size would otherwise show as an allocation failure.
+#[test]
+fn a_two_gigabyte_rows_file_is_streamed_with_a_finding_per_row() {
+    use std::io::{Seek, SeekFrom, Write};
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = tmp.path().join("huge.jsonl");
+    let good = "{\"river\": \"Danube\", \"length\": \"2850 km\", \"countries\": \"Germany; Austria; Slovakia; Hungary; Croatia; Serbia; Romania; Bulgaria; Moldova; Ukraine\", \"continent\": \"Europe\", \"source_page\": \"List of transboundary rivers\", \"locator\": \"#Rivers|table:1|row:8\"}";
+    let mut f = std::fs::File::create(&rows).unwrap();
+    f.set_len(2 << 30).unwrap();
+    f.seek(SeekFrom::End(0)).unwrap();
+    writeln!(f, "\n{good}").unwrap();
+    drop(f);
+    let before = std::fs::metadata(&rows).unwrap();
+    let log = tmp.path().join("f.jsonl");
+    let run = audit(&c, &rows, &log, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.err);
+    assert!(by(&run.log, 6, Some(0))[0].contains("longer than 1048576 bytes"));
+    assert!(by(&run.log, 2, Some(1)).is_empty());
+    assert!(by(&run.log, 6, Some(1)).is_empty());
+    let audited = run.log.iter().find(|v| v["state"] == "audited").unwrap();
+    assert_eq!(audited["rows"], 2);
+    let after = std::fs::metadata(&rows).unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+}
+
 /// Streaming: a rows file far larger than one batch (8,192 records) is read batch by
 /// batch; findings keep file order and the counts add up. (The 1M-row benchmark in
 /// `tools/bench-audit.sh` measures the memory this keeps flat.)

@@ -41,7 +41,8 @@ ls -l "$out/bench/rows.jsonl" | awk '{ printf "rows file: %.0f MB\n", $5 / 10485
 /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$bin/wikiwit" audit "$out/bench/contract.json" \
   "$out/bench/rows.jsonl" --index "$ix" --findings "$out/bench/findings.jsonl" -j "$threads" \
   > "$out/summary" || [ $? -eq 1 ]
-read -r wall user sys rss < "$out/time"
+# With exit code 1 (blocking findings) /usr/bin/time writes a status line first.
+read -r wall user sys rss < <(tail -n 1 "$out/time")
 rows=$(awk '/row\(s\) of/ { print $3 }' "$out/summary")
 awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v n="$rows" 'BEGIN {
   printf "%d rows in %.1f s wall (%.0f rows/s), CPU %.1f s user + %.1f s sys, peak RSS %.0f MB\n",
