@@ -1,5 +1,7 @@
 //! The command line on the sample wiki: resolve, info, export, demo, exit codes.
 
+use std::path::Path;
+
 use crate::util::*;
 
 fn rivers_index() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -120,6 +122,63 @@ fn an_index_of_another_format_version_is_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `--pages-only`: pages and titles only. `resolve`, `info` and `export pages` answer
+/// as on a complete index; commands that need structure, links or text refuse with the
+/// reason (exit 2) rather than answering from stores that are not there.
+#[test]
+fn a_pages_only_index_resolves_and_refuses_what_it_cannot_answer() {
+    let (_t, full) = rivers_index();
+    let tmp = tempdir();
+    let index = tmp.path().join("pages");
+    let summary = build(&rivers(), &index, &["--pages-only"]);
+    assert!(summary.contains("pages and titles only"), "{summary}");
+    let files: std::collections::BTreeSet<String> = std::fs::read_dir(&index)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        ["manifest.json", "pages.rec", "titles.fst", "warnings.jsonl"]
+            .map(String::from)
+            .into()
+    );
+    for table in ["pages", "redirects"] {
+        assert_eq!(export(&index, table), export(&full, table), "{table}");
+    }
+    let resolve = |ix: &Path| {
+        ok(wikiwit()
+            .args(["resolve", "Ural River", "--json", "--index"])
+            .arg(ix))
+    };
+    assert_eq!(resolve(&index), resolve(&full));
+    let info = ok(wikiwit()
+        .args(["info", "--verify", "--json", "--index"])
+        .arg(&index));
+    let m: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(m["build"]["pages_only"], true);
+    assert_eq!(m["build"]["text"], false);
+    for args in [
+        &["links", "Ural River"][..],
+        &["sections", "Ural (river)"],
+        &["search", "Caspian"],
+        &["export", "links"],
+    ] {
+        let o = wikiwit()
+            .args(args)
+            .arg("--index")
+            .arg(&index)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains("built with --pages-only"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
 }
 
 #[test]

@@ -37,17 +37,31 @@ fn rows(text: &str, skip_id: bool, dropped: &BTreeSet<(String, String)>) -> Vec<
         .collect()
 }
 
+/// Builds `dump` twice, complete and `--pages-only`: both exports must match the oracle
+/// (and so each other).
 fn check(dump: &str, oracle_name: &str) {
     let tmp = tempdir();
     let index = tmp.path().join("ix");
     build(&data(dump), &index, &["--interwiki", "mediawiki"]);
+    let pages_only = tmp.path().join("pages-only");
+    build(
+        &data(dump),
+        &pages_only,
+        &["--interwiki", "mediawiki", "--pages-only"],
+    );
     let oracle = oracle(oracle_name);
     let dropped = dropped(&oracle);
     for (table, file, skip_id) in [
         ("pages", "pages.tsv", true),
         ("redirects", "redirects.tsv", false),
     ] {
-        let ours = rows(&export(&index, table), skip_id, &dropped);
+        let full = export(&index, table);
+        assert_eq!(
+            export(&pages_only, table),
+            full,
+            "{dump}: --pages-only export {table} differs"
+        );
+        let ours = rows(&full, skip_id, &dropped);
         let theirs = rows(
             &std::fs::read_to_string(oracle.join(file)).expect("oracle file"),
             skip_id,

@@ -36,6 +36,9 @@ pub struct BuildOptions {
     pub interwiki: InterwikiProfile,
     /// Build the plain-text store and the full-text index (`text.rec`, `text/`).
     pub text: bool,
+    /// Build only pages and titles (what `resolve` and `export pages|redirects` need):
+    /// wikitext is not parsed, so no structure, link graph or text (`text` is ignored).
+    pub pages_only: bool,
 }
 
 /// Errors of a build: the dump's or the index's.
@@ -107,6 +110,8 @@ struct Ctx<'a> {
     lang: &'a str,
     /// The full-text index's document maker, when text is built.
     docs: Option<&'a crate::text::search::DocMaker>,
+    /// Parse wikitext (false for `--pages-only`).
+    parse: bool,
 }
 
 fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, DumpError> {
@@ -171,7 +176,7 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
             RedirectSyntax::None => {}
         }
     }
-    let (structure, text) = match (raw.model == "wikitext", ctx.docs.is_some()) {
+    let (structure, text) = match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
         (true, true) => {
             let (s, t) =
                 wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
@@ -215,7 +220,8 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
             message: w.clone(),
         });
     }
-    let list_page = crate::lists::is_list_page(&title, &structure, lang);
+    // List pages are recognized from their structure; not at all without it.
+    let list_page = ctx.parse && crate::lists::is_list_page(&title, &structure, lang);
     let link_keys = structure
         .links
         .iter()
@@ -226,7 +232,11 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
         .iter()
         .map(|c| c.dbkey.clone())
         .collect();
-    let encoded = index::encode(&structure).map_err(|e| bad(e.to_string()))?;
+    let encoded = if ctx.parse {
+        index::encode(&structure).map_err(|e| bad(e.to_string()))?
+    } else {
+        Vec::new()
+    };
     Ok(PageOut {
         rec: PageRecord {
             id: raw.id,
@@ -391,10 +401,18 @@ fn build_in_pool(
     let staging = Staging::begin(&target_dir)?;
 
     let dir = staging.dir().to_path_buf();
-    let mut structures: StoreWriter<PageStructure> =
-        StoreWriter::create(&dir.join(index::files::STRUCTURE), index::kinds::STRUCTURE)?;
+    let parse = !opts.pages_only;
+    let with_text = opts.text && parse;
+    let mut structures: Option<StoreWriter<PageStructure>> = if parse {
+        Some(StoreWriter::create(
+            &dir.join(index::files::STRUCTURE),
+            index::kinds::STRUCTURE,
+        )?)
+    } else {
+        None
+    };
     let mut graph = GraphBuilder::default();
-    let mut text_store: Option<StoreWriter<crate::text::PageText>> = if opts.text {
+    let mut text_store: Option<StoreWriter<crate::text::PageText>> = if with_text {
         Some(StoreWriter::create(
             &dir.join(index::files::TEXT),
             index::kinds::TEXT,
@@ -402,7 +420,7 @@ fn build_in_pool(
     } else {
         None
     };
-    let text_index = if opts.text {
+    let text_index = if with_text {
         Some(crate::text::search::TextIndexWriter::create(&dir, 256)?)
     } else {
         None
@@ -413,6 +431,7 @@ fn build_in_pool(
         codec: &codec,
         lang: &site.lang,
         docs: maker.as_ref(),
+        parse,
     };
     let (sha, read) = std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
@@ -430,14 +449,14 @@ fn build_in_pool(
                         .map_err(|e| DumpError::Consumer(Box::new(e)))?;
                 }
                 p.text = Vec::new();
-                graph.add_page(
-                    std::mem::take(&mut p.link_keys),
-                    std::mem::take(&mut p.categories),
-                );
-                structures
-                    .push_encoded(&p.structure)
-                    .map_err(|e| DumpError::Consumer(Box::new(e)))?;
-                p.structure = Vec::new();
+                if let Some(st) = structures.as_mut() {
+                    graph.add_page(
+                        std::mem::take(&mut p.link_keys),
+                        std::mem::take(&mut p.categories),
+                    );
+                    st.push_encoded(&p.structure).map_err(consumer)?;
+                    p.structure = Vec::new();
+                }
                 pages.push(p);
                 Ok(())
             },
@@ -511,7 +530,9 @@ fn build_in_pool(
         stores_result = (|| {
             resolve_redirects(&mut pages, &find, &mut counts);
             counts.xml_bytes = stats.decompressed_bytes;
-            files.insert(index::files::STRUCTURE.to_string(), structures.finish()?);
+            if let Some(st) = structures {
+                files.insert(index::files::STRUCTURE.to_string(), st.finish()?);
+            }
             let warnings: Vec<Warning> = pages
                 .iter_mut()
                 .flat_map(|p| std::mem::take(&mut p.warnings))
@@ -520,7 +541,9 @@ fn build_in_pool(
                 || -> Result<_, IndexError> {
                     let mut f = BTreeMap::new();
                     let mut c = Counts::default();
-                    graph.write(&dir, &pages, &keys, &mut f, &mut c)?;
+                    if parse {
+                        graph.write(&dir, &pages, &keys, &mut f, &mut c)?;
+                    }
                     Ok((f, c))
                 },
                 || -> Result<_, IndexError> {
@@ -588,7 +611,8 @@ fn build_in_pool(
         build: BuildParams {
             threads,
             interwiki: codec.profile().as_str().to_string(),
-            text: opts.text,
+            text: with_text,
+            pages_only: opts.pages_only,
             seconds: started.elapsed().as_secs_f64(),
             phases: timings,
         },

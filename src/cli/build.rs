@@ -33,6 +33,10 @@ pub struct Args {
     /// Skip the plain-text store and the full-text index (faster; no `text`/`search`).
     #[arg(long)]
     no_text: bool,
+    /// Only pages and titles: no wikitext parsing, so no structure, links or text. The
+    /// fastest build; the index answers `info`, `resolve` and `export pages|redirects`.
+    #[arg(long)]
+    pages_only: bool,
     /// Print the summary as JSON (the manifest).
     #[arg(long)]
     json: bool,
@@ -55,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         threads: args.threads,
         interwiki: args.interwiki,
         text: !args.no_text,
+        pages_only: args.pages_only,
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)
@@ -125,6 +130,12 @@ pub fn summary(out: &mut dyn Write, dir: &std::path::Path, m: &Manifest) -> anyh
         m.source.size, c.xml_bytes, c.text_bytes
     )?;
     writeln!(out, "  warnings    {} (see warnings.jsonl)", c.warnings)?;
+    if m.build.pages_only {
+        writeln!(
+            out,
+            "  stores      pages and titles only (--pages-only): no structure, links or text"
+        )?;
+    }
     let phases: Vec<String> = m
         .build
         .phases

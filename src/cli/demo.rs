@@ -40,6 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         threads: 0,
         interwiki: InterwikiProfile::Auto,
         text: true,
+        pages_only: false,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

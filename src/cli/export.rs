@@ -31,7 +31,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let index = args.index.open()?;
+    let index = args.index.open_pages()?;
+    if !matches!(args.table, Table::Pages | Table::Redirects) {
+        index.require_parsed()?;
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.table {
         Table::Pages => wikiwit::export::pages(&index, &mut out)?,

@@ -15,7 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let index = args.index.open()?;
+    let index = args.index.open_pages()?;
     if args.verify {
         index.verify()?;
     }

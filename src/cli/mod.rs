@@ -95,7 +95,16 @@ pub struct IndexArg {
 }
 
 impl IndexArg {
+    /// Opens a complete index: a `--pages-only` one is refused with the reason.
     fn open(&self) -> anyhow::Result<wikiwit::index::Index> {
+        let index = self.open_pages()?;
+        index.require_parsed()?;
+        Ok(index)
+    }
+
+    /// Opens any index, `--pages-only` ones included: for commands that only read pages
+    /// and titles (`info`, `resolve`, `export pages|redirects`).
+    fn open_pages(&self) -> anyhow::Result<wikiwit::index::Index> {
         let dir = match &self.index {
             Some(d) => d.clone(),
             None => wikiwit::index::default_dir()?,

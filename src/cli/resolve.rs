@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let index = args.index.open()?;
+    let index = args.index.open_pages()?;
     let mut out = std::io::stdout().lock();
     let mut all_found = true;
     for t in &args.titles {

@@ -57,6 +57,10 @@ pub struct BuildParams {
     /// Whether the plain-text store and full-text index were built.
     #[serde(default)]
     pub text: bool,
+    /// Whether only pages and titles were built (`--pages-only`): no structure, link
+    /// graph or text.
+    #[serde(default)]
+    pub pages_only: bool,
     pub seconds: f64,
     /// Wall-clock seconds of each build phase.
     #[serde(default)]

@@ -27,7 +27,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// File names inside an index directory.
 pub mod files {
@@ -95,6 +95,10 @@ pub enum IndexError {
         "{path} was built with --no-text: it has no plain text or full-text index; rebuild without --no-text"
     )]
     NoText { path: PathBuf },
+    #[error(
+        "{path} was built with --pages-only: it answers `info`, `resolve` and `export pages|redirects` only (no structure, links or text); rebuild without --pages-only"
+    )]
+    PagesOnly { path: PathBuf },
 }
 
 impl IndexError {
@@ -113,6 +117,16 @@ pub struct Index {
     codec: TitleCodec,
     pages: Store<PageRecord>,
     titles: TitleMap,
+    /// Structure and link graph (absent for `--pages-only` builds).
+    parsed: Option<Parsed>,
+    /// Plain text per page (absent for `--no-text` builds).
+    text: Option<Store<crate::text::PageText>>,
+    /// The full-text searcher, opened on first use.
+    searcher: std::sync::OnceLock<Result<crate::text::search::TextSearcher, String>>,
+}
+
+/// The stores a build writes from parsed wikitext: everything but pages and titles.
+struct Parsed {
     structure: Store<PageStructure>,
     links_out: Csr,
     links_in: Csr,
@@ -121,10 +135,51 @@ pub struct Index {
     categories: TitleMap,
     category_members: Csr,
     redirects_to: Csr,
-    /// Plain text per page (absent for `--no-text` builds).
-    text: Option<Store<crate::text::PageText>>,
-    /// The full-text searcher, opened on first use.
-    searcher: std::sync::OnceLock<Result<crate::text::search::TextSearcher, String>>,
+}
+
+impl Parsed {
+    fn open(dir: &Path, pages: usize) -> Result<Parsed, IndexError> {
+        let csr = |name: &str, kind: u32| Csr::open(&dir.join(name), kind);
+        let p = Parsed {
+            structure: Store::open(&dir.join(files::STRUCTURE), kinds::STRUCTURE)?,
+            links_out: csr(files::LINKS_OUT, kinds::LINKS_OUT)?,
+            links_in: csr(files::LINKS_IN, kinds::LINKS_IN)?,
+            red_titles: TitleMap::open_kind(&dir.join(files::RED_TITLES), kinds::RED_TITLES)?,
+            red_in: csr(files::RED_IN, kinds::RED_IN)?,
+            categories: TitleMap::open_kind(&dir.join(files::CATEGORIES), kinds::CATEGORIES)?,
+            category_members: csr(files::CATEGORY_MEMBERS, kinds::CATEGORY_MEMBERS)?,
+            redirects_to: csr(files::REDIRECTS_TO, kinds::REDIRECTS_TO)?,
+        };
+        for (name, n) in [
+            (files::STRUCTURE, p.structure.len()),
+            (files::LINKS_OUT, p.links_out.rows()),
+            (files::LINKS_IN, p.links_in.rows()),
+            (files::REDIRECTS_TO, p.redirects_to.rows()),
+        ] {
+            if n != pages {
+                return Err(IndexError::DataCorruption {
+                    path: dir.join(name),
+                    comment: format!("{n} rows for {pages} pages"),
+                });
+            }
+        }
+        Ok(p)
+    }
+
+    fn verify(&self) -> Result<(), IndexError> {
+        self.structure.verify()?;
+        for c in [
+            &self.links_out,
+            &self.links_in,
+            &self.red_in,
+            &self.category_members,
+            &self.redirects_to,
+        ] {
+            c.verify()?;
+        }
+        self.red_titles.verify()?;
+        self.categories.verify()
+    }
 }
 
 /// How a title looked up in the index resolves.
@@ -156,33 +211,16 @@ impl Index {
         let codec = TitleCodec::new(&manifest.site, profile);
         let pages = Store::open(&dir.join(files::PAGES), kinds::PAGES)?;
         let titles = TitleMap::open(&dir.join(files::TITLES))?;
-        let structure = Store::open(&dir.join(files::STRUCTURE), kinds::STRUCTURE)?;
-        let csr = |name: &str, kind: u32| Csr::open(&dir.join(name), kind);
-        let links_out = csr(files::LINKS_OUT, kinds::LINKS_OUT)?;
-        let links_in = csr(files::LINKS_IN, kinds::LINKS_IN)?;
-        let red_titles = TitleMap::open_kind(&dir.join(files::RED_TITLES), kinds::RED_TITLES)?;
-        let red_in = csr(files::RED_IN, kinds::RED_IN)?;
-        let categories = TitleMap::open_kind(&dir.join(files::CATEGORIES), kinds::CATEGORIES)?;
-        let category_members = csr(files::CATEGORY_MEMBERS, kinds::CATEGORY_MEMBERS)?;
-        let redirects_to = csr(files::REDIRECTS_TO, kinds::REDIRECTS_TO)?;
+        let parsed = if manifest.build.pages_only {
+            None
+        } else {
+            Some(Parsed::open(dir, pages.len())?)
+        };
         let text = if manifest.build.text {
             Some(Store::open(&dir.join(files::TEXT), kinds::TEXT)?)
         } else {
             None
         };
-        for (name, n) in [
-            (files::STRUCTURE, structure.len()),
-            (files::LINKS_OUT, links_out.rows()),
-            (files::LINKS_IN, links_in.rows()),
-            (files::REDIRECTS_TO, redirects_to.rows()),
-        ] {
-            if n != pages.len() {
-                return Err(IndexError::DataCorruption {
-                    path: dir.join(name),
-                    comment: format!("{n} rows for {} pages", pages.len()),
-                });
-            }
-        }
         if pages.len() as u64 != manifest.counts.pages {
             return Err(IndexError::DataCorruption {
                 path: dir.join(files::PAGES),
@@ -199,14 +237,7 @@ impl Index {
             codec,
             pages,
             titles,
-            structure,
-            links_out,
-            links_in,
-            red_titles,
-            red_in,
-            categories,
-            category_members,
-            redirects_to,
+            parsed,
             text,
             searcher: std::sync::OnceLock::new(),
         })
@@ -258,31 +289,59 @@ impl Index {
     /// The structure of page number `n` (links, sections, tables, …), with section
     /// anchors finalized against this wiki's titles.
     pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
-        let mut s = self.structure.get(n as usize)?;
+        let mut s = self.parsed()?.structure.get(n as usize)?;
         if s.sections.iter().any(|x| !x.heading_templates.is_empty()) {
             crate::wikitext::finalize_anchors(&mut s.sections, &|ns, k| self.find(ns, k).is_some());
         }
         Ok(s)
     }
 
+    /// Whether the index was built with `--pages-only` (pages and titles, nothing parsed).
+    pub fn pages_only(&self) -> bool {
+        self.parsed.is_none()
+    }
+
+    /// The parsed stores, or the error a pages-only index gives for everything that
+    /// needs them. Commands beyond `info`/`resolve`/`export` check this when opening, so
+    /// the graph accessors below (empty on a pages-only index) are never silently empty
+    /// for them.
+    pub fn require_parsed(&self) -> Result<(), IndexError> {
+        self.parsed().map(|_| ())
+    }
+
+    fn parsed(&self) -> Result<&Parsed, IndexError> {
+        self.parsed.as_ref().ok_or_else(|| IndexError::PagesOnly {
+            path: self.dir.clone(),
+        })
+    }
+
     /// Pages page `n` links to (direct targets; a redirect page counts as itself).
+    /// Empty on a `--pages-only` index (see [`Index::require_parsed`]).
     pub fn outlinks(&self, n: u32) -> Vec<u32> {
-        self.links_out.row(n as usize)
+        self.parsed
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.links_out.row(n as usize))
     }
 
-    /// Pages linking to page `n` directly.
+    /// Pages linking to page `n` directly (empty on a `--pages-only` index).
     pub fn inlinks(&self, n: u32) -> Vec<u32> {
-        self.links_in.row(n as usize)
+        self.parsed
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.links_in.row(n as usize))
     }
 
-    /// Number of pages linking to page `n` directly.
+    /// Number of pages linking to page `n` directly (0 on a `--pages-only` index).
     pub fn inlink_count(&self, n: u32) -> usize {
-        self.links_in.degree(n as usize)
+        self.parsed
+            .as_ref()
+            .map_or(0, |p| p.links_in.degree(n as usize))
     }
 
-    /// Redirect pages whose chain ends on page `n`.
+    /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
     pub fn redirects_to(&self, n: u32) -> Vec<u32> {
-        self.redirects_to.row(n as usize)
+        self.parsed
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.redirects_to.row(n as usize))
     }
 
     /// Pages linking to page `n` directly or through one of its redirects.
@@ -298,17 +357,21 @@ impl Index {
 
     /// Pages linking to a title that has no page.
     pub fn red_inlinks(&self, ns: i32, dbkey: &str) -> Vec<u32> {
-        match self.red_titles.get(ns, dbkey) {
-            Some(r) => self.red_in.row(r as usize),
+        let Some(p) = &self.parsed else {
+            return Vec::new();
+        };
+        match p.red_titles.get(ns, dbkey) {
+            Some(r) => p.red_in.row(r as usize),
             None => Vec::new(),
         }
     }
 
     /// Members of the category `dbkey` (no namespace prefix); `None` if no page is in it.
     pub fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
-        self.categories
+        let p = self.parsed.as_ref()?;
+        p.categories
             .get_raw(dbkey.as_bytes())
-            .map(|c| self.category_members.row(c as usize))
+            .map(|c| p.category_members.row(c as usize))
     }
 
     /// The plain text of page number `n` (`None` if the index was built with
@@ -342,21 +405,13 @@ impl Index {
     pub fn verify(&self) -> Result<(), IndexError> {
         self.pages.verify()?;
         self.titles.verify()?;
-        self.structure.verify()?;
-        for c in [
-            &self.links_out,
-            &self.links_in,
-            &self.red_in,
-            &self.category_members,
-            &self.redirects_to,
-        ] {
-            c.verify()?;
+        if let Some(p) = &self.parsed {
+            p.verify()?;
         }
-        self.red_titles.verify()?;
         if let Some(t) = &self.text {
             t.verify()?;
         }
-        self.categories.verify()
+        Ok(())
     }
 }
 
