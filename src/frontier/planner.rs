@@ -6,8 +6,10 @@
 //!    lists, with links followed through redirects, and key cells without a link
 //!    resolved by `entity-page`);
 //! 2. scores every row or list item against the question with BM25 (wiki-wide IDF,
-//!    [`crate::text::evidence::best_sentences`]) and keeps the rows close to the best
-//!    one — a question rarely names more than a few rows;
+//!    [`crate::text::evidence::best_sentences`]), adds its best linked page's score for
+//!    the words the row leaves unexplained (questions pick a row by what its pages say
+//!    as often as by its cells), and keeps the rows close to the best one — a question
+//!    rarely names more than a few rows;
 //! 3. scores each page linked from a kept row by its own text's best sentence for the
 //!    question (the page must say something the question asks about), and keeps the
 //!    pages whose row-plus-page score is close to the best.
@@ -213,7 +215,32 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             });
         }
     }
-    let unit_scores = score_units(searcher, &unit_texts, &opts.query);
+    let row_scores = score_units(searcher, &unit_texts, &opts.query);
+    // A question names its row by what the row says and by what the row's pages say
+    // ("the club whose coach played for Malmö FF"): a unit's score adds its best linked
+    // page's score for the terms the row leaves unexplained.
+    let seed_terms: BTreeSet<String> = searcher.terms(&seed.title).into_iter().collect();
+    // A page linked from several rows is scored once per row; its text is decoded once.
+    let mut texts = PageTexts::new(index);
+    let residuals: Vec<String> = unit_texts
+        .iter()
+        .map(|(_, t)| residual_query(searcher, &opts.query, t, &seed_terms))
+        .collect();
+    let mut page_part = vec![0.0f64; unit_texts.len()];
+    for c in found.iter().flat_map(|r| &r.candidates) {
+        if c.page == seed.number {
+            continue;
+        }
+        if let Some(i) = unit_locator(c).map(|u| unit_of[&u]) {
+            let (p, _) = texts.score(searcher, c.page, &residuals[i])?;
+            page_part[i] = page_part[i].max(p);
+        }
+    }
+    let unit_scores: Vec<f64> = row_scores
+        .iter()
+        .zip(&page_part)
+        .map(|(r, p)| r + p)
+        .collect();
     let best_unit = unit_scores.iter().copied().fold(0.0, f64::max);
     let kept_unit = |i: usize| best_unit > 0.0 && unit_scores[i] >= opts.row_ratio * best_unit;
 
@@ -250,19 +277,16 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
 
     // 3. Page scores against what the row leaves unexplained; per row, the page about
     // the row's entity (key column) unless another linked page matches better.
-    let seed_terms: BTreeSet<String> = searcher.terms(&seed.title).into_iter().collect();
-    // A page linked from several rows is scored once per row; its text is decoded once.
-    let mut texts = PageTexts::new(index);
     let mut ranked: Vec<Ranked> = Vec::new();
     for (i, cands) in &by_unit {
-        let row_score = unit_scores[*i];
-        let residual = residual_query(searcher, &opts.query, &unit_texts[*i].1, &seed_terms);
+        let row_score = row_scores[*i];
+        let residual = &residuals[*i];
         let mut scored: Vec<Ranked> = Vec::new();
         for c in cands {
             if scored.iter().any(|r| r.candidate.page == c.page) {
                 continue;
             }
-            let (page_score, best) = texts.score(searcher, c.page, &residual)?;
+            let (page_score, best) = texts.score(searcher, c.page, residual)?;
             scored.push(Ranked {
                 score: row_score + page_score,
                 row_score,
