@@ -64,10 +64,23 @@ pub fn decode_range(
     start: usize,
     end: usize,
 ) -> Result<Vec<u8>, DumpError> {
-    let mut out = Vec::with_capacity((end - start).saturating_mul(5));
-    let mut dec = SeqDecoder::new(path, &data[..end], start);
-    while !dec.fill(&mut out, usize::MAX)? {}
+    let mut out = Vec::new();
+    decode_range_into(path, data, start, end, &mut out)?;
     Ok(out)
+}
+
+/// [`decode_range`], appending to `out` (a buffer reused across ranges).
+pub fn decode_range_into(
+    path: &Path,
+    data: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), DumpError> {
+    out.reserve((end - start).saturating_mul(5));
+    let mut dec = SeqDecoder::new(path, &data[..end], start);
+    while !dec.fill(out, usize::MAX)? {}
+    Ok(())
 }
 
 /// Decodes consecutive streams incrementally, with exact error locations.
