@@ -301,31 +301,6 @@ fn fold_name(s: &str) -> String {
         .to_lowercase()
 }
 
-/// Lowercased with whitespace collapsed and typographic quotes/dashes made plain: how a
-/// quote is found in text.
-pub(crate) fn fold_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut space = false;
-    for c in s.chars() {
-        let c = match c {
-            '‘' | '’' | '`' => '\'',
-            '“' | '”' => '"',
-            '–' | '—' | '−' => '-',
-            c => c,
-        };
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
 impl<'a> Resolver<'a> {
     pub fn new(index: &'a Index) -> Self {
         Resolver {
@@ -575,7 +550,7 @@ impl<'a> Resolver<'a> {
                 let Some(text) = page.text(self.index)? else {
                     return Ok(Err(Unresolved::NoText));
                 };
-                let want = fold_text(q);
+                let want = crate::text::fold_quote(q);
                 let in_scope = |i: usize| section.is_none_or(|s| s as usize == i);
                 let found = text
                     .sections
@@ -587,11 +562,13 @@ impl<'a> Resolver<'a> {
                         sec.sentences
                             .iter()
                             .enumerate()
-                            .find(|(_, x)| fold_text(&x.text).contains(&want))
+                            .find(|(_, x)| crate::text::fold_quote(&x.text).contains(&want))
                             .map(|(k, x)| (i, k, x.text.clone()))
                             .or_else(|| {
                                 let whole = text.section_string(i);
-                                fold_text(&whole).contains(&want).then_some((i, 0, whole))
+                                crate::text::fold_quote(&whole)
+                                    .contains(&want)
+                                    .then_some((i, 0, whole))
                             })
                     });
                 match found {

@@ -99,6 +99,33 @@ pub fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// How quoted text is compared with the dump's text, for a locator's `quote:"…"` and a
+/// citation's `#:~:text=` alike: lower case, one space between words, typographic quotes,
+/// primes and dashes made plain — the ways a browser's rendering of a page (where quotes
+/// are copied from) differs from the text rendered from wikitext.
+pub fn fold_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        let c = match c {
+            '\u{2018}' | '\u{2019}' | '\u{2032}' | '`' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{2033}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            c => c,
+        };
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
 /// Splits prose into sentences with the report parser's rules (abbreviations, initials,
 /// decimals): ranges into `text`, whitespace-trimmed, empty ones dropped.
 pub fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
@@ -111,4 +138,23 @@ pub fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
             (lead < s.len()).then(|| r.start + lead..r.end - trail)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_quote;
+
+    #[test]
+    fn quotes_fold_the_way_a_browser_copy_differs_from_the_dump() {
+        // Typographic quotes, a prime, a backtick, an en dash, a minus, a non-breaking
+        // space and a line break, as copied from a rendered page.
+        let copied = "  The \u{201C}Iron\u{00A0}Gates\u{201D} gorge \u{2013} Europe\u{2019}s `deepest`\n 5\u{2032}  \u{2212}3 ";
+        assert_eq!(
+            fold_quote(copied),
+            "the \"iron gates\" gorge - europe's 'deepest' 5' -3"
+        );
+        assert_eq!(fold_quote(" \t\n"), "");
+        // Case folding beyond ASCII, as MediaWiki text has it.
+        assert_eq!(fold_quote("ÉCOLE Ďurďošík"), "école ďurďošík");
+    }
 }

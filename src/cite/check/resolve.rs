@@ -15,7 +15,7 @@ use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
 use crate::locator::subsections_end;
 use crate::query::section_anchor;
 use crate::query::text::section_number;
-use crate::text::PageText;
+use crate::text::{PageText, fold_quote};
 use crate::wikitext::PageStructure;
 
 /// Whether the cited source exists where the citation says.
@@ -415,35 +415,6 @@ pub fn locate(request: &LocatorRequest, s: &PageStructure, text: &PageText) -> L
     out
 }
 
-/// Lower case, one space between words, typographic quotes and dashes made plain: the
-/// dump's text and a browser's rendering of the page differ in exactly these ways.
-pub fn normalize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut space = true;
-    for c in s.chars() {
-        let c = match c {
-            '\u{2018}' | '\u{2019}' | '\u{2032}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{202F}' => ' ',
-            c => c,
-        };
-        if c.is_whitespace() {
-            if !space {
-                out.push(' ');
-                space = true;
-            }
-        } else {
-            out.extend(c.to_lowercase());
-            space = false;
-        }
-    }
-    if out.ends_with(' ') {
-        out.pop();
-    }
-    out
-}
-
 /// The sentences holding a text fragment: the one containing `start` (and `end`, when
 /// given, in the same or a following sentence of the same section). Returns the precision
 /// the fragment asks for and the (section, sentence) pairs found.
@@ -452,8 +423,8 @@ fn find_quote(
     q: &TextQuote,
     within: Option<std::ops::Range<u32>>,
 ) -> (Precision, Vec<(u32, usize)>) {
-    let start = normalize(&q.start);
-    let end = q.end.as_deref().map(normalize).filter(|e| !e.is_empty());
+    let start = fold_quote(&q.start);
+    let end = q.end.as_deref().map(fold_quote).filter(|e| !e.is_empty());
     let requested = if end.is_some() {
         Precision::Sentence
     } else {
@@ -466,7 +437,7 @@ fn find_quote(
     let sentences: Vec<(u32, usize, String)> = text
         .sentences()
         .filter(|(sec, _, _)| within.as_ref().is_none_or(|r| r.contains(sec)))
-        .map(|(sec, i, s)| (sec, i, normalize(&s.text)))
+        .map(|(sec, i, s)| (sec, i, fold_quote(&s.text)))
         .collect();
     for (k, (sec, i, norm)) in sentences.iter().enumerate() {
         let Some(at) = norm.find(&start) else {
