@@ -110,6 +110,8 @@ pub struct UnitScore {
     /// `Seed#Table 2 row 5` or `Seed#List item 3`.
     pub locator: String,
     pub text: String,
+    /// The row's own score (over its table's floor) plus its best linked page's score
+    /// for what the row leaves unexplained: what rows are kept on.
     pub score: f64,
     pub kept: bool,
 }
@@ -121,6 +123,7 @@ pub struct Ranked {
     pub candidate: Candidate,
     /// Row score + page score.
     pub score: f64,
+    /// The row's own score, over its table's floor (without page evidence).
     pub row_score: f64,
     pub page_score: f64,
     /// The page's sentence that best matches the question.
@@ -257,7 +260,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
                 c,
                 unit_scores[i],
                 format!(
-                    "{} scores {:.2} over the table's floor, below {} × the best row's {best_unit:.2}",
+                    "{} scores {:.2} (its text over the table's floor plus its best page), below {} × the best row's {best_unit:.2}",
                     unit_texts[i].0, unit_scores[i], opts.row_ratio
                 ),
             )),
