@@ -377,6 +377,8 @@ impl Index {
     /// The plain text of page number `n` (`None` if the index was built with
     /// `--no-text`).
     pub fn page_text(&self, n: u32) -> Result<Option<crate::text::PageText>, IndexError> {
+        // A pages-only index says so, rather than passing for a `--no-text` one.
+        self.parsed()?;
         match &self.text {
             Some(t) => t.get(n as usize).map(Some),
             None => Ok(None),
@@ -385,6 +387,7 @@ impl Index {
 
     /// The full-text searcher, or why there is none.
     pub fn searcher(&self) -> Result<&crate::text::search::TextSearcher, IndexError> {
+        self.parsed()?;
         if self.text.is_none() {
             return Err(IndexError::NoText {
                 path: self.dir.clone(),
