@@ -29,6 +29,24 @@ fn plan(index: &Path, args: &[&str]) -> Value {
     serde_json::from_str(frontier_json(index, args).trim()).unwrap()
 }
 
+/// The planner on the sample wiki's list of rivers, table 1.
+fn plan_rivers(index: &Path, query: &str) -> Value {
+    let seed = "List of transboundary rivers";
+    plan(index, &["--seed", seed, "--table", "1", "--query", query])
+}
+
+/// Why the planner rejected `title`.
+fn why_rejected<'a>(f: &'a Value, title: &str) -> &'a str {
+    f["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["title"] == title)
+        .unwrap_or_else(|| panic!("{title} not rejected"))["why"]
+        .as_str()
+        .unwrap()
+}
+
 fn titles(r: &Value) -> Vec<&str> {
     r["candidates"]
         .as_array()
@@ -341,18 +359,7 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
         "It rises in the southern Ural Mountains and flows into the Caspian Sea."
     );
     // Other rows' pages are rejected with the reason.
-    let amur = f["rejected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["title"] == "Amur")
-        .unwrap();
-    assert!(
-        amur["why"]
-            .as_str()
-            .unwrap()
-            .contains("below 0.8 × the best row")
-    );
+    assert!(why_rejected(&f, "Amur").contains("below 0.8 × the best row"));
     assert_eq!(f["counts"][0]["count"], 20);
     // Same question, same bytes.
     let again = frontier_json(index, &args);
@@ -360,6 +367,35 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     // Only the kept row's red links are reported: Kazakhstan and the Caspian Sea.
     let red: Vec<&str> = unresolved(&f).into_iter().map(|(k, _)| k).collect();
     assert_eq!(red, ["Kazakhstan", "Caspian Sea"]);
+
+    // A superlative picks its row by a column's extreme value ("smallest length" is the
+    // Jordan's 251 km), ahead of rows matched by words alone.
+    let f = plan_rivers(
+        index,
+        "Into which sea does the river with the smallest length flow?",
+    );
+    let s = &f["superlatives"][0];
+    assert_eq!(s["label"], "Length (km)");
+    assert_eq!(s["value"], "251");
+    assert_eq!(s["rows"], serde_json::json!([19]));
+    assert_eq!(
+        f["units"][0]["locator"],
+        "List of transboundary rivers#Table 1 row 19"
+    );
+    assert_eq!(f["pages"][0]["title"], "Jordan River");
+
+    // A question naming a column ("which country") asks for that column's page; the
+    // river's own page only identified the row, and is rejected saying so.
+    let f = plan_rivers(
+        index,
+        "Which country does the river that flows into the Caspian Sea cross?",
+    );
+    assert_eq!(f["pages"].as_array().unwrap().len(), 1);
+    assert_eq!(f["pages"][0]["title"], "Russia");
+    assert!(
+        why_rejected(&f, "Ural (river)")
+            .starts_with("the question asks about the row's \"Countries\" column")
+    );
 
     // No frontier page is unexplained, whatever the operators and the question.
     for (seed, q) in [

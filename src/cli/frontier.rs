@@ -183,6 +183,19 @@ fn print_findings(
 pub fn print_text(out: &mut dyn Write, f: &Frontier, show_rejected: usize) -> anyhow::Result<()> {
     let ops: Vec<&str> = f.ops.iter().map(|o| o.name()).collect();
     writeln!(out, "seed {} [seed]; operators {}", f.seed, ops.join(", "))?;
+    for s in &f.superlatives {
+        let rows: Vec<String> = s.rows.iter().map(usize::to_string).collect();
+        writeln!(
+            out,
+            "  superlative \"{}\": {} \"{}\" of table {} is {} in row {}",
+            s.words,
+            if s.max { "largest" } else { "smallest" },
+            s.label,
+            s.table,
+            s.value,
+            rows.join(", ")
+        )?;
+    }
     for u in f.units.iter().filter(|u| u.kept) {
         writeln!(out, "  row {:.2}  {}  {}", u.score, u.locator, u.text)?;
     }

@@ -9,6 +9,7 @@
 
 pub mod operators;
 pub mod planner;
+mod question;
 mod rows;
 
 use std::cell::OnceCell;
@@ -25,6 +26,7 @@ pub use operators::{
     seed_list, seed_table, sibling_list,
 };
 pub use planner::{Frontier, Op, PlanOptions, Rejected, plan};
+pub use question::Superlative;
 
 /// What a page is for, in the table being built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -8,11 +8,15 @@
 //! 2. scores every row or list item against the question with BM25 (wiki-wide IDF,
 //!    [`crate::text::evidence::best_sentences`]), adds its best linked page's score for
 //!    the words the row leaves unexplained (questions pick a row by what its pages say
-//!    as often as by its cells), and keeps the rows close to the best one — a question
-//!    rarely names more than a few rows;
-//! 3. scores each page linked from a kept row by its own text's best sentence for the
-//!    question (the page must say something the question asks about), and keeps the
-//!    pages whose row-plus-page score is close to the best.
+//!    as often as by its cells), puts the row a superlative picks ahead ("the team with
+//!    the least capacity": a column's extreme value, which no word matches), and keeps
+//!    the rows close to the best one — a question rarely names more than a few rows;
+//! 3. in each kept row, keeps the page the question asks about: the one linked from the
+//!    first column the question names ("what town was the **manager** born in"), else
+//!    from the key column, else the page whose text best matches the question. Without
+//!    a named column, another page of the row that matches the rest of the question
+//!    better is kept too; with one, such a page only identified the row and is
+//!    rejected with that reason.
 //!
 //! Everything not kept is returned as rejected, with the reason. Ties break on page
 //! title, so the same question gives the same frontier byte for byte.
@@ -22,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
+use super::question::{NamedColumn, Superlative, named_columns, superlative};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
 use crate::text::evidence::best_sentences;
@@ -155,6 +160,8 @@ pub struct Frontier {
     pub rejected: Vec<Rejected>,
     pub unresolved: Vec<Unresolved>,
     pub counts: Vec<CountSource>,
+    /// Superlatives of the question over the seed's tables, and the rows they pick.
+    pub superlatives: Vec<Superlative>,
 }
 
 /// Plans the frontier for `opts`.
@@ -239,11 +246,35 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             page_part[i] = page_part[i].max(p);
         }
     }
-    let unit_scores: Vec<f64> = row_scores
+    let mut unit_scores: Vec<f64> = row_scores
         .iter()
         .zip(&page_part)
         .map(|(r, p)| r + p)
         .collect();
+    // A superlative ("the team with the least capacity") names its row by a column's
+    // extreme value, which no word of the row matches: that row goes ahead of every
+    // row matched by words alone.
+    let mut superlatives = Vec::new();
+    for (ti, t) in seed_page.s.tables.iter().enumerate() {
+        if opts.table.is_some_and(|n| n != ti + 1) {
+            continue;
+        }
+        let rows = &seed_page.rows(ti).rows;
+        if let Some(mut s) = superlative(&opts.query, &t.column_labels(), rows) {
+            s.table = ti + 1;
+            superlatives.push(s);
+        }
+    }
+    // Ahead by enough that the rows matched by words alone fall below the row ratio.
+    let ahead = unit_scores.iter().copied().fold(0.0, f64::max).max(1.0) / opts.row_ratio;
+    for s in &superlatives {
+        for r in &s.rows {
+            let unit = format!("{}#Table {} row {r}", seed.title, s.table);
+            if let Some(&i) = unit_of.get(&unit) {
+                unit_scores[i] += ahead;
+            }
+        }
+    }
     let best_unit = unit_scores.iter().copied().fold(0.0, f64::max);
     let kept_unit = |i: usize| best_unit > 0.0 && unit_scores[i] >= opts.row_ratio * best_unit;
 
@@ -280,6 +311,14 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
 
     // 3. Page scores against what the row leaves unexplained; per row, the page about
     // the row's entity (key column) unless another linked page matches better.
+    // The columns the question names, per table: in a row, the first of them that links
+    // a page is what the question asks about.
+    let named: Vec<Vec<NamedColumn>> = seed_page
+        .s
+        .tables
+        .iter()
+        .map(|t| named_columns(&opts.query, &t.column_labels(), &seed.title))
+        .collect();
     let mut ranked: Vec<Ranked> = Vec::new();
     for (i, cands) in &by_unit {
         let row_score = row_scores[*i];
@@ -298,31 +337,63 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
                 candidate: c.clone(),
             });
         }
-        let key_best = scored
+        // The page the question asks about: in the first column it names, else in the
+        // key column. Without a named column, another page of the row that matches the
+        // rest of the question better is kept too; with one, such a page only told
+        // which row was meant (the club "nicknamed Raposa" whose manager is asked for).
+        let asked: Option<&NamedColumn> =
+            scored
+                .iter()
+                .find_map(|r| r.candidate.cell)
+                .and_then(|(tn, row, _)| {
+                    let cells = &seed_page.rows(tn - 1).rows.get(row)?.cells;
+                    named.get(tn - 1)?.iter().find(|n| {
+                        let linked = scored
+                            .iter()
+                            .any(|r| r.candidate.cell.is_some_and(|c| c.2 == n.col));
+                        let cell = cells.iter().find(|c| c.col == n.col);
+                        linked && cell.is_some_and(|c| n.named_in(&c.text))
+                    })
+                });
+        let primary = |r: &Ranked| match asked {
+            Some(n) => r.candidate.cell.is_some_and(|c| c.2 == n.col),
+            None => r.candidate.in_key_column,
+        };
+        let primary_best = scored
             .iter()
-            .filter(|r| r.candidate.in_key_column)
+            .filter(|r| primary(r))
             .map(|r| r.page_score)
             .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
         let top = scored.iter().map(|r| r.page_score).fold(0.0, f64::max);
         for r in scored {
-            let keep = match key_best {
-                Some(k) => r.candidate.in_key_column || r.page_score > k,
-                None => r.page_score >= top,
-            };
-            if keep {
-                ranked.push(r);
-            } else {
-                let why = match key_best {
-                    Some(k) => format!(
+            let why = match (asked, primary_best) {
+                // A cell linking several pages ("Track listing", a pair of names):
+                // those that match the question about as well as the best.
+                (_, Some(k)) if primary(&r) && r.page_score < PAGE_RATIO * k => Some(format!(
+                    "another page of the same column matches the rest of the question better ({:.2} < {PAGE_RATIO} × {k:.2})",
+                    r.page_score
+                )),
+                _ if primary(&r) => None,
+                (Some(n), _) => Some(format!(
+                    "the question asks about the row's \"{}\" column; this page matches the rest of the question ({:.2}) but only identifies the row",
+                    n.label, r.page_score
+                )),
+                (None, Some(k)) => (r.page_score <= k).then(|| {
+                    format!(
                         "its text matches the rest of the question ({:.2}) no better than the row's key-column page ({k:.2})",
                         r.page_score
-                    ),
-                    None => format!(
+                    )
+                }),
+                (None, None) => (r.page_score < top).then(|| {
+                    format!(
                         "its text matches the rest of the question ({:.2}) less than another page of the row ({top:.2})",
                         r.page_score
-                    ),
-                };
-                rejected.push(reject(&r.candidate, r.score, why));
+                    )
+                }),
+            };
+            match why {
+                None => ranked.push(r),
+                Some(why) => rejected.push(reject(&r.candidate, r.score, why)),
             }
         }
     }
@@ -425,6 +496,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         rejected,
         unresolved,
         counts,
+        superlatives,
     })
 }
 

@@ -8,7 +8,9 @@
 //! ([`search`], tantivy).
 
 pub mod evidence;
+pub mod quantities;
 pub mod search;
+pub mod words;
 
 use serde::{Deserialize, Serialize};
 

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::tokens::{Token, tokenize};
+use crate::text::words::{Token, tokenize};
 
 /// Document frequencies of word stems over a corpus.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -7,14 +7,14 @@
 //! judge of paraphrase: synonyms and inference are out of its reach.
 
 mod idf;
-mod numbers;
 mod score;
-mod tokens;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::text::quantities::{
+    Quantity, QuantityKind, extract as extract_quantities, found_in,
+};
 pub use idf::Idf;
-pub use numbers::{Quantity, QuantityKind, extract as extract_quantities, found_in};
 pub use score::{MAX_SENTENCES, SUPPORTED_AT, UNSUPPORTED_BELOW};
 
 /// Scores claims against evidence with a fixed IDF table.

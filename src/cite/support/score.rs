@@ -9,9 +9,9 @@
 use std::collections::HashSet;
 
 use super::idf::Idf;
-use super::numbers::{self, Quantity};
-use super::tokens::{self, Token};
 use super::{Signals, SupportLabel, SupportResult};
+use crate::text::quantities::{self as numbers, Quantity};
+use crate::text::words::{self as tokens, Token};
 
 /// How many evidence sentences may jointly support one claim. WiCE's annotated supporting
 /// sets have one to three sentences; more makes unrelated sentences add up.

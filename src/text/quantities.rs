@@ -4,7 +4,8 @@
 //! A claim that states a figure the source does not contain is the most common way a
 //! citation fails, and a lexical matcher cannot see it: "260,000" and "250,000" share no
 //! token either way. So quantities are compared by value, with the tolerance the less
-//! precise of the two figures implies ("about 73%" agrees with "72.6%").
+//! precise of the two figures implies ("about 73%" agrees with "72.6%"). The frontier
+//! planner ranks table cells by the same values for superlatives.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -12,7 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::tokens;
+use super::words as tokens;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,5 +1,6 @@
-//! Tokenisation for lexical support: folded, stemmed content words plus the cues the
-//! scorer needs (capitalisation, negation, hedging).
+//! Words for lexical matching: folded, stemmed content words plus the cues the citation
+//! scorer needs (capitalisation, negation, hedging). The frontier planner matches a
+//! question's words against column labels with the same stems.
 //!
 //! Matching a claim against a web page must not depend on accents, case, inflection or
 //! function words ("married" vs "marry", "Café" vs "cafe"); it must depend on negation and

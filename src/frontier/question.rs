@@ -1,0 +1,474 @@
+//! What a question says about a table's columns.
+//!
+//! A question over a table names columns by their labels ("what town was the
+//! **manager** born in", "the team with the least **capacity**"). The first column it
+//! names is usually what it asks about: its page holds the answer, where the row's
+//! other pages only identify the row.
+
+use serde::Serialize;
+
+use super::rows::RowRead;
+use crate::text::quantities::{QuantityKind, extract};
+use crate::text::words::{Token, tokenize};
+
+/// A column the question names.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NamedColumn {
+    pub col: usize,
+    pub label: String,
+    /// The question's words (stems) found in the label.
+    pub words: Vec<String>,
+}
+
+impl NamedColumn {
+    /// Whether the question names this column in a row whose cell reads `cell`: a word
+    /// that is also the cell's value ("Cyblys nūvods" under "Nūvods") describes the
+    /// row, not the column.
+    pub fn named_in(&self, cell: &str) -> bool {
+        let value: Vec<String> = content(cell).map(|t| t.stem).collect();
+        self.words.iter().any(|w| !value.contains(w))
+    }
+}
+
+/// Columns of a table the question names, in the order it first names them.
+///
+/// A label names a column when one of its content words (stemmed, accents folded) occurs
+/// in the question. Words of the seed's title are left out on both sides: every column
+/// of "2017 PBA draft" is about the draft, so "PBA" names none of them.
+pub(crate) fn named_columns(
+    query: &str,
+    labels: &[Option<String>],
+    seed_title: &str,
+) -> Vec<NamedColumn> {
+    let seed: Vec<String> = content(seed_title).map(|t| t.stem).collect();
+    let words: Vec<String> = content(query)
+        .map(|t| t.stem)
+        .filter(|s| !seed.contains(s))
+        .collect();
+    let mut named: Vec<(usize, NamedColumn)> = labels
+        .iter()
+        .enumerate()
+        .filter_map(|(col, label)| {
+            let label = label.as_deref()?;
+            let mut shared: Vec<(usize, String)> = content(label)
+                .filter(|t| !seed.contains(&t.stem))
+                .filter_map(|t| Some((words.iter().position(|w| *w == t.stem)?, t.stem)))
+                .collect();
+            shared.sort();
+            shared.dedup();
+            let first = shared.first()?.0;
+            Some((
+                first,
+                NamedColumn {
+                    col,
+                    label: label.to_string(),
+                    words: shared.into_iter().map(|(_, w)| w).collect(),
+                },
+            ))
+        })
+        .collect();
+    named.sort_by_key(|(first, n)| (*first, n.col));
+    named.into_iter().map(|(_, n)| n).collect()
+}
+
+/// A superlative over a table's rows: "the team with the **least capacity**".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Superlative {
+    /// The table (1-based on the seed).
+    pub table: usize,
+    /// The question's words that ask for it ("least capacity").
+    pub words: String,
+    /// The column ranked (0-based) and its label.
+    pub col: usize,
+    pub label: String,
+    /// Largest value wanted (else smallest).
+    pub max: bool,
+    /// Data rows (0-based) holding the extreme value; several on a tie.
+    pub rows: Vec<usize>,
+    /// The extreme value as the cell writes it.
+    pub value: String,
+}
+
+/// How a superlative word ranks: by the column it is followed by, or by time.
+#[derive(Clone, Copy)]
+enum Ranks {
+    /// "most", "least", "highest", …: the value of the column the next words name.
+    Named { max: bool },
+    /// "earliest", "latest", "most recent": a named column, else the year or date column.
+    Time { max: bool },
+    /// "oldest", "youngest": a birth date (oldest = earliest) or an age (oldest = largest).
+    Age { oldest: bool },
+}
+
+fn ranks(word: &str, next: Option<&str>) -> Option<Ranks> {
+    Some(match word {
+        "most" if next.is_some_and(|n| n == "recent" || n == "recently") => {
+            Ranks::Time { max: true }
+        }
+        "most" | "highest" | "largest" | "biggest" | "greatest" | "longest" | "last" => {
+            Ranks::Named { max: true }
+        }
+        "least" | "lowest" | "smallest" | "fewest" | "shortest" | "first" => {
+            Ranks::Named { max: false }
+        }
+        "latest" | "newest" => Ranks::Time { max: true },
+        "earliest" => Ranks::Time { max: false },
+        "oldest" => Ranks::Age { oldest: true },
+        "youngest" => Ranks::Age { oldest: false },
+        _ => return None,
+    })
+}
+
+/// The words after a superlative that can name what it ranks by: the content words
+/// right after it, up to four ("the most Belgian Grand Prix **wins**").
+const WINDOW: usize = 4;
+
+/// The superlative the question asks over `rows`, if it names a column whose values can
+/// be ranked. A label that itself holds the superlative word ("Lowest score") means the
+/// table has already ranked, and the question names that column rather than asking for
+/// an extreme row.
+pub(crate) fn superlative(
+    query: &str,
+    labels: &[Option<String>],
+    rows: &[RowRead],
+) -> Option<Superlative> {
+    let label_stems: Vec<Vec<String>> = labels
+        .iter()
+        .map(|l| {
+            content(l.as_deref().unwrap_or(""))
+                .map(|t| t.stem)
+                .collect()
+        })
+        .collect();
+    let label_words: Vec<String> = labels
+        .iter()
+        .flat_map(|l| tokenize(l.as_deref().unwrap_or("")))
+        .map(|t| t.folded)
+        .collect();
+    let tokens = tokenize(query);
+    for (i, t) in tokens.iter().enumerate() {
+        let next = tokens.get(i + 1).map(|t| t.folded.as_str());
+        let Some(how) = ranks(&t.folded, next) else {
+            continue;
+        };
+        if label_words.contains(&t.folded) {
+            continue;
+        }
+        let skip = usize::from(matches!(how, Ranks::Time { .. }) && t.folded == "most");
+        let window: Vec<&Token> = tokens[i + 1 + skip..]
+            .iter()
+            .take_while(|t| t.is_content())
+            .take(WINDOW)
+            .collect();
+        // The label sharing most words with the phrase ("most top division titles" is
+        // "Top division titles", not "First season in top division"), among labels
+        // whose cells can be ranked.
+        let named = (0..labels.len())
+            .filter_map(|c| {
+                let shared: Vec<&&Token> = window
+                    .iter()
+                    .filter(|w| label_stems[c].contains(&w.stem))
+                    .collect();
+                Some((shared.len(), c, shared.first()?.folded.as_str()))
+            })
+            .filter(|(n, _, _)| *n > 0)
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+            .and_then(|(_, c, w)| ranked(rows, c).map(|v| (c, v, Some(w))));
+        let fallback = |wanted: &[&str]| {
+            (0..labels.len())
+                .filter(|&c| label_stems[c].iter().any(|s| wanted.contains(&s.as_str())))
+                .find_map(|c| ranked(rows, c).map(|v| (c, v, None)))
+        };
+        let ((col, values, by), max) = match how {
+            Ranks::Named { max } => match named {
+                Some(n) => (n, max),
+                None => continue,
+            },
+            Ranks::Time { max } => match named.or_else(|| fallback(&["year", "date", "season"])) {
+                Some(n) => (n, max),
+                None => continue,
+            },
+            Ranks::Age { oldest } => {
+                if let Some(n) = fallback(&["birth", "born", "dob"]) {
+                    (n, !oldest)
+                } else if let Some(n) = fallback(&["age"]) {
+                    (n, oldest)
+                } else {
+                    continue;
+                }
+            }
+        };
+        let best = values
+            .iter()
+            .map(|(_, v)| *v)
+            .fold(None, |m: Option<f64>, v| {
+                Some(m.map_or(v, |m| if max { m.max(v) } else { m.min(v) }))
+            })?;
+        let winners: Vec<usize> = values
+            .iter()
+            .filter(|(_, v)| *v == best)
+            .map(|(r, _)| *r)
+            .collect();
+        // A tie across much of the table singles out nothing.
+        if winners.len() > 1 && winners.len() * 4 > values.len() {
+            continue;
+        }
+        let value = rows
+            .iter()
+            .find(|r| r.row == winners[0])
+            .and_then(|r| r.cells.iter().find(|c| c.col == col))
+            .map(|c| c.text.clone())
+            .unwrap_or_default();
+        let mut words = t.folded.clone();
+        if matches!(how, Ranks::Time { .. }) && t.folded == "most" {
+            words = format!("most {}", next.unwrap_or_default());
+        }
+        if let Some(w) = by {
+            words = format!("{words} … {w}");
+        }
+        return Some(Superlative {
+            table: 0,
+            words,
+            col,
+            label: labels[col].clone().unwrap_or_default(),
+            max,
+            rows: winners,
+            value,
+        });
+    }
+    None
+}
+
+/// Each data row's value in column `col`, when at least two rows and half of the
+/// column's non-empty cells have one.
+fn ranked(rows: &[RowRead], col: usize) -> Option<Vec<(usize, f64)>> {
+    let cells: Vec<(usize, &str)> = rows
+        .iter()
+        .filter_map(|r| {
+            r.cells
+                .iter()
+                .find(|c| c.col == col)
+                .map(|c| (r.row, c.text.as_str()))
+        })
+        .filter(|(_, t)| !t.trim().is_empty())
+        .collect();
+    let values: Vec<(usize, f64)> = cells
+        .iter()
+        .filter_map(|(r, t)| cell_value(t).map(|v| (*r, v)))
+        .collect();
+    (values.len() >= 2 && values.len() * 2 >= cells.len()).then_some(values)
+}
+
+/// A cell's value for ranking: a date as year·10⁴ + month·10² + day, else its first
+/// number ("15,792.00 ha ( 39,022.9 acres )" is 15 792).
+fn cell_value(text: &str) -> Option<f64> {
+    let q = extract(text);
+    let first = |k: QuantityKind| q.iter().find(|x| x.kind == k).map(|x| x.value);
+    match first(QuantityKind::Year) {
+        Some(y) => {
+            let m = first(QuantityKind::Month).unwrap_or(0.0);
+            let d = q
+                .iter()
+                .find(|x| x.kind == QuantityKind::Number && (1.0..=31.0).contains(&x.value))
+                .filter(|_| m > 0.0)
+                .map_or(0.0, |x| x.value);
+            Some(y * 1e4 + m * 1e2 + d)
+        }
+        None => q
+            .iter()
+            .find(|x| matches!(x.kind, QuantityKind::Number | QuantityKind::Percent))
+            .map(|x| x.value),
+    }
+}
+
+fn content(text: &str) -> impl Iterator<Item = Token> {
+    tokenize(text).into_iter().filter(Token::is_content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols(n: Vec<NamedColumn>) -> Vec<usize> {
+        n.into_iter().map(|n| n.col).collect()
+    }
+
+    fn labels(l: &[&str]) -> Vec<Option<String>> {
+        l.iter().map(|s| Some(s.to_string())).collect()
+    }
+
+    #[test]
+    fn first_named_column_comes_first() {
+        // Real question and labels: OTT-QA dev, "2019 Campeonato Mineiro" table 1.
+        let l = labels(&["Team", "Home city", "Manager", "2018 result"]);
+        let q = "What town was the manager born in whose 2019 Campeonato Mineiro club is nicknamed Raposa ?";
+        assert_eq!(
+            cols(named_columns(q, &l, "2019 Campeonato Mineiro")),
+            vec![2]
+        );
+        // "George Augustus Vaughn Jr." victories: location is named before opponent.
+        let l = labels(&["Number", "Date", "Time", "Aircraft", "Opponent", "Location"]);
+        let q = "What department is the location in where the opponent of George Augustus Vaughn Jr. was a double seater reconnaissance biplane in WW 1 ?";
+        assert_eq!(
+            cols(named_columns(q, &l, "George Augustus Vaughn Jr.")),
+            vec![5, 4]
+        );
+    }
+
+    /// Data rows as `read_rows` gives them, from cell texts.
+    fn rows(labels: &[Option<String>], cells: &[&[&str]]) -> Vec<RowRead> {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(row, cells)| RowRead {
+                row,
+                text: String::new(),
+                cells: cells
+                    .iter()
+                    .enumerate()
+                    .map(|(col, t)| super::super::rows::CellRead {
+                        col,
+                        label: labels[col].clone(),
+                        text: t.to_string(),
+                        links: Vec::new(),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn superlative_ranks_the_named_column_by_value() {
+        // "List of protected areas of the Philippines", natural parks (OTT-QA dev).
+        let l = labels(&["Name", "Area", "Established", "Location"]);
+        let r = rows(
+            &l,
+            &[
+                &[
+                    "Apo Reef",
+                    "15,792.00 ha ( 39,022.9 acres )",
+                    "1996",
+                    "Occidental Mindoro",
+                ],
+                &[
+                    "Bongsanglay",
+                    "244.72 ha ( 604.7 acres )",
+                    "2000",
+                    "Masbate",
+                ],
+                &[
+                    "Northern Sierra Madre",
+                    "359,486.00 ha ( 888,309.3 acres )",
+                    "1997",
+                    "Isabela",
+                ],
+                &[
+                    "Bicol",
+                    "5,201.00 ha ( 12,852.0 acres )",
+                    "2000",
+                    "Camarines Norte",
+                ],
+            ],
+        );
+        let s = superlative(
+            "What valley contains the Filipino natural park with the most area ?",
+            &l,
+            &r,
+        )
+        .unwrap();
+        assert_eq!((s.col, s.max, s.rows.clone()), (1, true, vec![2]));
+        assert_eq!(s.words, "most … area");
+        let s = superlative("Which park has the smallest area?", &l, &r).unwrap();
+        assert_eq!((s.col, s.max, s.rows), (1, false, vec![1]));
+        // Time: a named column holding years.
+        let s = superlative("Which natural park was the earliest established?", &l, &r).unwrap();
+        assert_eq!((s.col, s.rows), (2, vec![0]));
+        // "first" must name a column: "Danish first division" names none.
+        assert_eq!(
+            superlative("Which park is in the first division ?", &l, &r),
+            None
+        );
+    }
+
+    #[test]
+    fn superlative_by_age_and_ties() {
+        // 2014–15 LEN Champions League, Olympiacos squad.
+        let l = labels(&["No", "Name", "Date of birth", "L/R"]);
+        let r = rows(
+            &l,
+            &[
+                &["1", "Nikolaos Deligiannis", "3 September 1976", "R"],
+                &["2", "Konstantinos Galanidis", "1 September 1990", "R"],
+                &["3", "Evangelos Delakas", "8 February 1985", "R"],
+                &["4", "Ioannis Fountoulis", "25 May 1988", "R"],
+                &["5", "Konstantinos Mourikis", "18 March 1988", "R"],
+            ],
+        );
+        let q = "What place did the oldest player on Olympiacos take at the 2000 Summer Olympics ?";
+        let s = superlative(q, &l, &r).unwrap();
+        assert_eq!(
+            (s.col, s.rows.clone(), s.value.as_str()),
+            (2, vec![0], "3 September 1976")
+        );
+        let s = superlative("Who is the youngest player?", &l, &r).unwrap();
+        assert_eq!(s.rows, vec![1]);
+        // A tie across much of the table singles out nothing.
+        let l = labels(&["Title", "Year"]);
+        let r = rows(
+            &l,
+            &[
+                &["A", "2008"],
+                &["B", "2008"],
+                &["C", "2008"],
+                &["D", "2011"],
+            ],
+        );
+        assert_eq!(
+            superlative("the earliest album", &l, &r),
+            None,
+            "a tie of 3 in 4"
+        );
+        assert_eq!(
+            superlative("the latest album", &l, &r).unwrap().rows,
+            vec![3]
+        );
+    }
+
+    #[test]
+    fn a_label_holding_the_superlative_is_a_column_not_a_ranking() {
+        // Dancing with the Stars (season 5): "Lowest score" is a column of the table.
+        let l = labels(&["Dance", "Lowest scored dancer ( s )", "Lowest score"]);
+        let r = rows(
+            &l,
+            &[
+                &["Cha-cha-cha", "Floyd Mayweather Jr", "18"],
+                &["Jive", "Mark Cuban", "16"],
+                &["Mambo", "Mel B", "21"],
+            ],
+        );
+        let q = "Which NBA team does the dancer with the lowest score in jive own ?";
+        assert_eq!(superlative(q, &l, &r), None);
+    }
+
+    #[test]
+    fn a_value_word_does_not_name_its_column() {
+        let l = labels(&["Azars", "Nūvods"]);
+        let n = named_columns("Lelais Ludzys azars Cyblys nūvods", &l, "Latgolys azari");
+        let nuvods = n.iter().find(|n| n.col == 1).unwrap();
+        assert!(!nuvods.named_in("Cyblys nūvods"));
+        assert!(nuvods.named_in("Rēzeknis"));
+    }
+
+    #[test]
+    fn seed_title_words_name_no_column() {
+        let l = labels(&[
+            "Round",
+            "Pick",
+            "Player",
+            "Country of birth*",
+            "PBA D-League team ( s )",
+        ]);
+        let q = "Kyle Neypes who was drafted in the fourth round of the '17 PBA draft is from a country with a population of at least how many people ?";
+        assert_eq!(cols(named_columns(q, &l, "2017 PBA draft")), vec![0, 3]);
+    }
+}
