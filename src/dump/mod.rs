@@ -167,6 +167,11 @@ impl Dump {
     }
 
     /// The raw (possibly compressed) bytes of the dump file.
+    /// How many pages the multistream index lists: a capacity hint, no promise.
+    pub fn indexed_pages(&self) -> Option<u64> {
+        self.index.as_ref().map(|i| i.pages)
+    }
+
     pub fn bytes(&self) -> &[u8] {
         &self.data
     }
