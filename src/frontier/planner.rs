@@ -260,8 +260,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             continue;
         }
         let rows = &seed_page.rows(ti).rows;
-        if let Some(mut s) = superlative(&opts.query, &t.column_labels(), rows) {
-            s.table = ti + 1;
+        if let Some(s) = superlative(&opts.query, ti + 1, &t.column_labels(), rows) {
             superlatives.push(s);
         }
     }

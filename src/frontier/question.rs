@@ -129,6 +129,7 @@ const WINDOW: usize = 4;
 /// an extreme row.
 pub(crate) fn superlative(
     query: &str,
+    table: usize,
     labels: &[Option<String>],
     rows: &[RowRead],
 ) -> Option<Superlative> {
@@ -227,7 +228,7 @@ pub(crate) fn superlative(
             words = format!("{words} … {w}");
         }
         return Some(Superlative {
-            table: 0,
+            table,
             words,
             col,
             label: labels[col].clone().unwrap_or_default(),
@@ -372,20 +373,27 @@ mod tests {
         );
         let s = superlative(
             "What valley contains the Filipino natural park with the most area ?",
+            1,
             &l,
             &r,
         )
         .unwrap();
         assert_eq!((s.col, s.max, s.rows.clone()), (1, true, vec![2]));
         assert_eq!(s.words, "most … area");
-        let s = superlative("Which park has the smallest area?", &l, &r).unwrap();
+        let s = superlative("Which park has the smallest area?", 1, &l, &r).unwrap();
         assert_eq!((s.col, s.max, s.rows), (1, false, vec![1]));
         // Time: a named column holding years.
-        let s = superlative("Which natural park was the earliest established?", &l, &r).unwrap();
+        let s = superlative(
+            "Which natural park was the earliest established?",
+            1,
+            &l,
+            &r,
+        )
+        .unwrap();
         assert_eq!((s.col, s.rows), (2, vec![0]));
         // "first" must name a column: "Danish first division" names none.
         assert_eq!(
-            superlative("Which park is in the first division ?", &l, &r),
+            superlative("Which park is in the first division ?", 1, &l, &r),
             None
         );
     }
@@ -405,12 +413,12 @@ mod tests {
             ],
         );
         let q = "What place did the oldest player on Olympiacos take at the 2000 Summer Olympics ?";
-        let s = superlative(q, &l, &r).unwrap();
+        let s = superlative(q, 1, &l, &r).unwrap();
         assert_eq!(
             (s.col, s.rows.clone(), s.value.as_str()),
             (2, vec![0], "3 September 1976")
         );
-        let s = superlative("Who is the youngest player?", &l, &r).unwrap();
+        let s = superlative("Who is the youngest player?", 1, &l, &r).unwrap();
         assert_eq!(s.rows, vec![1]);
         // A tie across much of the table singles out nothing.
         let l = labels(&["Title", "Year"]);
@@ -424,12 +432,12 @@ mod tests {
             ],
         );
         assert_eq!(
-            superlative("the earliest album", &l, &r),
+            superlative("the earliest album", 1, &l, &r),
             None,
             "a tie of 3 in 4"
         );
         assert_eq!(
-            superlative("the latest album", &l, &r).unwrap().rows,
+            superlative("the latest album", 1, &l, &r).unwrap().rows,
             vec![3]
         );
     }
@@ -447,7 +455,7 @@ mod tests {
             ],
         );
         let q = "Which NBA team does the dancer with the lowest score in jive own ?";
-        assert_eq!(superlative(q, &l, &r), None);
+        assert_eq!(superlative(q, 1, &l, &r), None);
     }
 
     #[test]
