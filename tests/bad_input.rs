@@ -147,34 +147,83 @@ fn index_file_from_another_dump() {
     );
 }
 
+/// The enwiki-2016 multistream index, decoded, with `edit` applied to its lines; written
+/// as plain text into `dir`.
+fn edited_index(dir: &Path, edit: impl Fn(Vec<String>) -> Vec<String>) -> PathBuf {
+    let f = std::fs::File::open(data("enwiki-2016-206pages-multistream-index.txt.bz2")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut bzip2::read::MultiBzDecoder::new(f), &mut text).unwrap();
+    let lines = edit(text.lines().map(str::to_string).collect());
+    let idx = dir.join("edited-index.txt");
+    std::fs::write(&idx, lines.join("\n")).unwrap();
+    idx
+}
+
 #[test]
 fn index_file_with_a_wrong_page_id() {
     let tmp = tempdir();
     let index = good_index(tmp.path());
-    let f = std::fs::File::open(data("enwiki-2016-206pages-multistream-index.txt.bz2")).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut bzip2::read::MultiBzDecoder::new(f), &mut text).unwrap();
     // Line 3 is `offset:13:AfghanistanHistory`; give it another page id.
-    let lines: Vec<String> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| {
-            if i == 2 {
-                let mut p: Vec<&str> = l.splitn(3, ':').collect();
-                p[1] = "999999";
-                p.join(":")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect();
-    let idx = tmp.path().join("edited-index.txt");
-    std::fs::write(&idx, lines.join("\n")).unwrap();
+    let idx = edited_index(tmp.path(), |mut lines| {
+        let mut p: Vec<String> = lines[2].splitn(3, ':').map(str::to_string).collect();
+        p[1] = "999999".into();
+        lines[2] = p.join(":");
+        lines
+    });
     refuse(
         &data("enwiki-2016-206pages-multistream.xml.bz2"),
         &["--index-file", idx.to_str().unwrap()],
         &index,
         &["index line 3 lists page id 999999", "holds page id 13"],
+    );
+}
+
+/// The index is read while the streams decode and checked afterwards: a page it lists
+/// that the dump lacks must still be caught, at the end of its stream group.
+#[test]
+fn index_file_listing_a_page_the_dump_lacks() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    // A line for a page that does not exist, after the last page of the first stream.
+    let idx = edited_index(tmp.path(), |mut lines| {
+        let off = |l: &str| l.split(':').next().unwrap().to_string();
+        let last_of_first = lines
+            .iter()
+            .rposition(|l| off(l) == off(&lines[0]))
+            .unwrap();
+        let extra = format!("{}:99999999:Nowhere", off(&lines[0]));
+        lines.insert(last_of_first + 1, extra);
+        lines
+    });
+    refuse(
+        &data("enwiki-2016-206pages-multistream.xml.bz2"),
+        &["--index-file", idx.to_str().unwrap()],
+        &index,
+        &["lists page id 99999999", "hold no such page"],
+    );
+}
+
+/// An offset inside a stream (here: one byte past a real stream start).
+#[test]
+fn index_file_with_an_offset_that_is_not_a_stream() {
+    let tmp = tempdir();
+    let index = good_index(tmp.path());
+    let idx = edited_index(tmp.path(), |lines| {
+        let last = lines.last().unwrap().split(':').next().unwrap().to_string();
+        let moved: u64 = last.parse::<u64>().unwrap() + 1;
+        lines
+            .into_iter()
+            .map(|l| match l.strip_prefix(&format!("{last}:")) {
+                Some(rest) => format!("{moved}:{rest}"),
+                None => l,
+            })
+            .collect()
+    });
+    refuse(
+        &data("enwiki-2016-206pages-multistream.xml.bz2"),
+        &["--index-file", idx.to_str().unwrap()],
+        &index,
+        &["which is not the start of a bz2 stream"],
     );
 }
 

@@ -9,6 +9,7 @@
 
 mod bz2;
 pub mod error;
+mod index_check;
 mod multistream;
 mod pieces;
 mod pipeline;
@@ -57,8 +58,8 @@ pub struct Dump {
     path: PathBuf,
     data: Mmap,
     plan: Plan,
-    index_path: Option<PathBuf>,
-    index: Option<MultistreamIndex>,
+    /// The multistream index, being read on its own thread.
+    index: Option<index_check::IndexLoad>,
     site: SiteInfo,
 }
 
@@ -105,39 +106,34 @@ impl Dump {
                 }
                 (Plan::Plain, None)
             }
-            Container::Bzip2 => match index {
-                Some(ix) => {
-                    let parsed = MultistreamIndex::read(ix)?;
-                    let ranges = index_ranges(path, ix, &data, &parsed)?;
-                    (Plan::Streams(ranges), Some(parsed))
+            Container::Bzip2 => {
+                // Streams are found by scanning, with an index too: its offsets are
+                // checked against them while the pages are read (see `index_check`).
+                let ms_index = index.map(index_check::IndexLoad::start).transpose()?;
+                let starts = bz2::stream_starts(&data);
+                if starts.first() != Some(&0) {
+                    return Err(DumpError::Bz2Corrupt {
+                        path: path.to_path_buf(),
+                        stream_offset: 0,
+                        detail: "the bz2 header is not followed by a valid block".into(),
+                    });
                 }
-                None => {
-                    let starts = bz2::stream_starts(&data);
-                    if starts.first() != Some(&0) {
-                        return Err(DumpError::Bz2Corrupt {
-                            path: path.to_path_buf(),
-                            stream_offset: 0,
-                            detail: "the bz2 header is not followed by a valid block".into(),
-                        });
+                if starts.len() >= MIN_PARALLEL_STREAMS || ms_index.is_some() {
+                    let mut ranges = Vec::with_capacity(starts.len());
+                    for (i, &s) in starts.iter().enumerate() {
+                        let e = starts.get(i + 1).copied().unwrap_or(data.len());
+                        ranges.push(s..e);
                     }
-                    if starts.len() >= MIN_PARALLEL_STREAMS {
-                        let mut ranges = Vec::with_capacity(starts.len());
-                        for (i, &s) in starts.iter().enumerate() {
-                            let e = starts.get(i + 1).copied().unwrap_or(data.len());
-                            ranges.push(s..e);
-                        }
-                        (Plan::Streams(ranges), None)
-                    } else {
-                        (Plan::Sequential, None)
-                    }
+                    (Plan::Streams(ranges), ms_index)
+                } else {
+                    (Plan::Sequential, None)
                 }
-            },
+            }
         };
         let mut dump = Dump {
             path: path.to_path_buf(),
             data,
             plan,
-            index_path: index.map(Path::to_path_buf),
             index: ms_index,
             site: SiteInfo {
                 sitename: String::new(),
@@ -159,19 +155,20 @@ impl Dump {
     }
 
     pub fn index_path(&self) -> Option<&Path> {
-        self.index_path.as_deref()
+        self.index.as_ref().map(|i| i.path())
     }
 
     pub fn siteinfo(&self) -> &SiteInfo {
         &self.site
     }
 
-    /// The raw (possibly compressed) bytes of the dump file.
-    /// How many pages the multistream index lists: a capacity hint, no promise.
+    /// How many pages the multistream index lists, once it has been read (`None`
+    /// before, and without an index): a capacity hint, no promise.
     pub fn indexed_pages(&self) -> Option<u64> {
-        self.index.as_ref().map(|i| i.pages)
+        self.index.as_ref().and_then(|i| i.pages_if_read())
     }
 
+    /// The raw (possibly compressed) bytes of the dump file.
     pub fn bytes(&self) -> &[u8] {
         &self.data
     }
@@ -225,40 +222,4 @@ fn sniff_error(path: &Path, s: Sniffed) -> DumpError {
         },
         Sniffed::Container(_) => unreachable!("a recognized container is not an error"),
     }
-}
-
-/// Turns index offsets into compressed ranges (`[0] + offsets + [len]`), checking that
-/// every offset is a stream start in this file.
-fn index_ranges(
-    path: &Path,
-    ix_path: &Path,
-    data: &[u8],
-    ix: &MultistreamIndex,
-) -> Result<Vec<Range<usize>>, DumpError> {
-    let mismatch = |message: String| DumpError::IndexMismatch {
-        index: ix_path.to_path_buf(),
-        dump: path.to_path_buf(),
-        message,
-    };
-    let mut bounds = vec![0usize];
-    for r in &ix.ranges {
-        let off = usize::try_from(r.offset).unwrap_or(usize::MAX);
-        if off == 0 || off >= data.len() {
-            return Err(mismatch(format!(
-                "index line {} gives offset {} but the dump is {} bytes long",
-                r.entries[0].line,
-                r.offset,
-                data.len()
-            )));
-        }
-        if !bz2::is_stream_start(data, off) {
-            return Err(mismatch(format!(
-                "index line {} gives offset {}, which is not the start of a bz2 stream in the dump",
-                r.entries[0].line, r.offset
-            )));
-        }
-        bounds.push(off);
-    }
-    bounds.push(data.len());
-    Ok(bounds.windows(2).map(|w| w[0]..w[1]).collect())
 }

@@ -1,9 +1,9 @@
 //! The `-index.txt.bz2` of a multistream dump: `offset:page_id:title` per page.
 //!
 //! wikiwit does not need the index to read a multistream dump in parallel (stream starts
-//! are found by scanning), but when one is given it is authoritative: its offsets define
-//! the streams, and every page found is checked against it, so a dump and an index from
-//! different runs are refused instead of silently mixed.
+//! are found by scanning), but when one is given it is authoritative: each offset must be
+//! a stream start and every page found is checked against it (`index_check`), so a dump
+//! and an index from different runs are refused instead of silently mixed.
 
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader, Read};

@@ -15,6 +15,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::bz2::{self, SeqDecoder};
 use super::error::{DumpError, Location};
+use super::index_check::IndexChecker;
 use super::multistream::title_hash;
 use super::sniff;
 use super::xml::{self, RawPage};
@@ -159,6 +160,9 @@ struct PieceOut<T> {
     /// The piece held at least one whole page (otherwise `lead` holds all of it).
     complete: bool,
     base: Base,
+    /// For a stream piece read with a multistream index: the stream range and the
+    /// (page id, title hash) of its pages, for [`IndexChecker`].
+    indexed: Option<(usize, Vec<(u64, u64)>)>,
 }
 
 /// Splits decoded bytes into (lead end, tail start) around the complete pages.
@@ -235,8 +239,8 @@ where
         }
         Source::Owned(v, off) => (Cow::Owned(v), Base::Decompressed(off), None),
     };
+    let range_idx = range_idx.filter(|_| dump.index.is_some());
     let Some((first, last)) = complete_span(&bytes) else {
-        check_index(dump, range_idx, &[], base)?;
         return Ok(PieceOut {
             decoded_len: bytes.len() as u64,
             lead: bytes.into_owned(),
@@ -244,6 +248,7 @@ where
             tail: Vec::new(),
             complete: false,
             base,
+            indexed: range_idx.map(|r| (r, Vec::new())),
         });
     };
     let mut items = Vec::new();
@@ -255,9 +260,8 @@ where
         first,
         map,
         &mut items,
-        dump.index.as_ref().map(|_| &mut ids),
+        range_idx.map(|_| &mut ids),
     )?;
-    check_index(dump, range_idx, &ids, base)?;
     let out = PieceOut {
         decoded_len: bytes.len() as u64,
         lead: bytes[..first].to_vec(),
@@ -265,6 +269,7 @@ where
         tail: bytes[last..].to_vec(),
         complete: true,
         base,
+        indexed: range_idx.map(|r| (r, ids)),
     };
     if let (Cow::Owned(buf), Some(_)) = (bytes, range_idx) {
         DECODE_BUF.with(|b| *b.borrow_mut() = buf);
@@ -277,59 +282,6 @@ thread_local! {
     static DECODE_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// With an index, the pages of stream range `i` must be exactly those the index lists.
-fn check_index(
-    dump: &Dump,
-    range_idx: Option<usize>,
-    found: &[(u64, u64)],
-    base: Base,
-) -> Result<(), DumpError> {
-    let (Some(ix), Some(i)) = (&dump.index, range_idx) else {
-        return Ok(());
-    };
-    // Range 0 is the header stream; range k ≥ 1 is the index's (k-1)-th offset group.
-    let expected: &[super::multistream::Entry] = if i == 0 {
-        &[]
-    } else {
-        &ix.ranges[i - 1].entries
-    };
-    let mismatch = |message: String| DumpError::IndexMismatch {
-        index: dump.index_path.clone().unwrap_or_default(),
-        dump: dump.path.clone(),
-        message,
-    };
-    let at = base.at(0);
-    for (k, (id, hash)) in found.iter().enumerate() {
-        match expected.get(k) {
-            None => {
-                return Err(mismatch(format!(
-                    "{at} holds page id {id}, which the index does not list at this offset"
-                )));
-            }
-            Some(e) if e.page_id != *id || e.title_hash != *hash => {
-                return Err(mismatch(format!(
-                    "index line {} lists page id {} at this offset, but {at} holds page id {id}{}",
-                    e.line,
-                    e.page_id,
-                    if e.page_id == *id {
-                        " with a different title"
-                    } else {
-                        ""
-                    }
-                )));
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(e) = expected.get(found.len()) {
-        return Err(mismatch(format!(
-            "index line {} lists page id {} at offset of {at}, but that stream has no such page",
-            e.line, e.page_id
-        )));
-    }
-    Ok(())
-}
-
 /// Sequential state: the carried fragment and the consumer.
 struct Stitcher<'a, T, M, C> {
     dump: &'a Dump,
@@ -338,6 +290,8 @@ struct Stitcher<'a, T, M, C> {
     carry: Vec<u8>,
     carry_base: Base,
     pages: u64,
+    /// With a multistream index: checks pages against it, in dump order.
+    checker: Option<IndexChecker<'a>>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -359,7 +313,11 @@ where
         }
         if self.dump.index.is_some() {
             return Err(DumpError::IndexMismatch {
-                index: self.dump.index_path.clone().unwrap_or_default(),
+                index: self
+                    .dump
+                    .index_path()
+                    .unwrap_or(Path::new(""))
+                    .to_path_buf(),
                 dump: self.dump.path.clone(),
                 message: format!(
                     "a page crosses the stream boundary near {}, so the index's offsets cannot be page boundaries",
@@ -384,7 +342,10 @@ where
         Ok(())
     }
 
-    fn piece(&mut self, out: PieceOut<T>) -> Result<(), DumpError> {
+    fn piece(&mut self, mut out: PieceOut<T>) -> Result<(), DumpError> {
+        if let (Some(checker), Some((range, ids))) = (self.checker.as_mut(), out.indexed.take()) {
+            checker.piece(range, ids, out.base.at(0))?;
+        }
         if self.carry.is_empty() {
             self.carry_base = out.base;
         }
@@ -405,6 +366,9 @@ where
         let rest = String::from_utf8_lossy(&self.carry);
         let rest = rest.trim();
         if rest == "</mediawiki>" {
+            if let Some(checker) = self.checker.take() {
+                checker.finish()?;
+            }
             return Ok(self.pages);
         }
         if rest.is_empty() || rest.starts_with("<page") || rest.contains("<page>") {
@@ -509,6 +473,12 @@ where
         carry: header.carry,
         carry_base,
         pages: 0,
+        checker: match (&dump.index, &dump.plan) {
+            (Some(load), Plan::Streams(ranges)) => {
+                Some(IndexChecker::new(load, &dump.path, ranges, dump.data.len()))
+            }
+            _ => None,
+        },
         _t: std::marker::PhantomData,
     };
     let threads = rayon::current_num_threads();
