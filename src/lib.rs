@@ -13,6 +13,7 @@ pub mod eval;
 pub mod export;
 pub mod frontier;
 pub mod index;
+pub mod json_file;
 pub mod lists;
 pub mod locator;
 pub mod query;

@@ -33,19 +33,8 @@ use super::values::{self, Date};
 /// Why a contract cannot be used (exit code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ContractError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}: line {line}, column {column}: {message}")]
-    Json {
-        path: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    #[error(transparent)]
+    File(#[from] crate::json_file::JsonFileError),
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
 }
@@ -272,27 +261,20 @@ impl Op {
 impl Contract {
     /// Reads and validates a contract file.
     pub fn read(path: &Path) -> Result<(Contract, Vec<u8>), ContractError> {
-        let p = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| ContractError::Io {
-            path: p.clone(),
-            source: e,
-        })?;
-        let c = Contract::from_slice(&bytes, &p)?;
-        Ok((c, bytes))
+        let (c, bytes): (Contract, Vec<u8>) = crate::json_file::read(path)?;
+        Ok((c.validated(&path.display().to_string())?, bytes))
     }
 
     pub fn from_slice(bytes: &[u8], path: &str) -> Result<Contract, ContractError> {
-        let c: Contract = serde_json::from_slice(bytes).map_err(|e| ContractError::Json {
-            path: path.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        c.validate().map_err(|message| ContractError::Invalid {
+        crate::json_file::parse::<Contract>(bytes, path)?.validated(path)
+    }
+
+    fn validated(self, path: &str) -> Result<Contract, ContractError> {
+        self.validate().map_err(|message| ContractError::Invalid {
             path: path.to_string(),
             message,
         })?;
-        Ok(c)
+        Ok(self)
     }
 
     fn validate(&self) -> Result<(), String> {

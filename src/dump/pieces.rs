@@ -490,7 +490,10 @@ where
         Ok(())
     };
     let work = |(src, end): (Source, u64)| work(dump, src, map).map(|o| (o, end));
-    match &dump.plan {
+    // Each plan yields its pieces (with the file position reached, for progress) in
+    // order; pieces of plain XML and of the sequential decoder start after the header.
+    type Pieces<'s> = Box<dyn Iterator<Item = Result<(Source, u64), DumpError>> + Send + 's>;
+    let (source, header_bytes): (Pieces<'_>, usize) = match &dump.plan {
         Plan::Plain => {
             let data: &[u8] = &dump.data;
             let mut cuts = vec![header.plain_start];
@@ -506,50 +509,39 @@ where
                 cuts.push(next);
                 pos = next;
             }
-            let source = cuts
+            let pieces: Vec<_> = cuts
                 .windows(2)
-                .map(|w| Ok((Source::Plain(w[0]..w[1]), w[1] as u64)));
-            pipeline::ordered(
-                threads,
-                window(threads),
-                source,
-                work,
-                &mut on_piece,
-                cancel,
-            )?;
-            decompressed += header.plain_start as u64;
+                .map(|w| Ok((Source::Plain(w[0]..w[1]), w[1] as u64)))
+                .collect();
+            (Box::new(pieces.into_iter()), header.plain_start)
         }
-        Plan::Streams(ranges) => {
-            let source = (header.next_range..ranges.len())
-                .map(|i| Ok((Source::Stream(i), ranges[i].end as u64)));
-            pipeline::ordered(
-                threads,
-                window(threads),
-                source,
-                work,
-                &mut on_piece,
-                cancel,
-            )?;
-        }
-        Plan::Sequential => {
-            let source = SeqChunks {
+        Plan::Streams(ranges) => (
+            Box::new(
+                (header.next_range..ranges.len())
+                    .map(|i| Ok((Source::Stream(i), ranges[i].end as u64))),
+            ),
+            0,
+        ),
+        Plan::Sequential => (
+            Box::new(SeqChunks {
                 dec: SeqDecoder::new(&dump.path, &dump.data, 0),
                 buf: Vec::new(),
                 skip: header.plain_start,
                 offset: 0,
                 done: false,
-            };
-            pipeline::ordered(
-                threads,
-                window(threads),
-                source,
-                work,
-                &mut on_piece,
-                cancel,
-            )?;
-            decompressed += header.plain_start as u64;
-        }
-    }
+            }),
+            header.plain_start,
+        ),
+    };
+    pipeline::ordered(
+        threads,
+        window(threads),
+        source,
+        work,
+        &mut on_piece,
+        cancel,
+    )?;
+    decompressed += header_bytes as u64;
     let pages = st.finish()?;
     Ok(ReadStats {
         pages,

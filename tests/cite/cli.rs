@@ -159,12 +159,25 @@ fn bad_input_is_an_error_naming_where() {
     std::fs::write(&tiers, "{\"kinds\": {\"web\": 1.5}}").unwrap();
     let report = tmp.path().join("r.md");
     std::fs::write(&report, "Text.[1]\n\n[1] https://example.com\n").unwrap();
-    let o = wikiwit()
-        .args(["cite", "check", "--index", "/nonexistent", "--tiers"])
-        .arg(&tiers)
-        .arg(&report)
-        .output()
-        .unwrap();
+    let check = || {
+        wikiwit()
+            .args(["cite", "check", "--index", "/nonexistent", "--tiers"])
+            .arg(&tiers)
+            .arg(&report)
+            .output()
+            .unwrap()
+    };
+    let o = check();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("outside 0..1"), "{}", stderr(&o));
+
+    // A hand-edited tiers file with a trailing comma: the message says where.
+    std::fs::write(&tiers, "{\"kinds\": {\"web\": 0.5,}\n}").unwrap();
+    let o = check();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("tiers.json: line 1, column"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -73,19 +73,8 @@ impl Default for AuthorityTiers {
 /// A tiers file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TiersError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}: line {line}, column {column}: {message}")]
-    Json {
-        path: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    #[error(transparent)]
+    File(#[from] crate::json_file::JsonFileError),
     #[error("{path}: tier {name:?} is {value}, outside 0..1")]
     Range {
         path: String,
@@ -98,16 +87,7 @@ impl AuthorityTiers {
     /// Reads a tiers file over the defaults.
     pub fn load(path: &Path) -> Result<AuthorityTiers, TiersError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| TiersError::Io {
-            path: p.clone(),
-            source,
-        })?;
-        let given: AuthorityTiers = serde_json::from_str(&text).map_err(|e| TiersError::Json {
-            path: p.clone(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
+        let (given, _): (AuthorityTiers, _) = crate::json_file::read(path)?;
         let mut tiers = AuthorityTiers::default();
         for (k, v) in given.kinds {
             check_range(&p, k.as_str(), v)?;
