@@ -159,21 +159,30 @@ fn edited_index(dir: &Path, edit: impl Fn(Vec<String>) -> Vec<String>) -> PathBu
     idx
 }
 
-#[test]
-fn index_file_with_a_wrong_page_id() {
+/// Builds the enwiki-2016 multistream dump with an edited copy of its index and checks
+/// the refusal.
+fn refuse_edited_index(edit: impl Fn(Vec<String>) -> Vec<String>, expect: &[&str]) {
     let tmp = tempdir();
     let index = good_index(tmp.path());
-    // Line 3 is `offset:13:AfghanistanHistory`; give it another page id.
-    let idx = edited_index(tmp.path(), |mut lines| {
-        let mut p: Vec<String> = lines[2].splitn(3, ':').map(str::to_string).collect();
-        p[1] = "999999".into();
-        lines[2] = p.join(":");
-        lines
-    });
+    let idx = edited_index(tmp.path(), edit);
     refuse(
         &data("enwiki-2016-206pages-multistream.xml.bz2"),
         &["--index-file", idx.to_str().unwrap()],
         &index,
+        expect,
+    );
+}
+
+#[test]
+fn index_file_with_a_wrong_page_id() {
+    // Line 3 is `offset:13:AfghanistanHistory`; give it another page id.
+    refuse_edited_index(
+        |mut lines| {
+            let mut p: Vec<String> = lines[2].splitn(3, ':').map(str::to_string).collect();
+            p[1] = "999999".into();
+            lines[2] = p.join(":");
+            lines
+        },
         &["index line 3 lists page id 999999", "holds page id 13"],
     );
 }
@@ -182,23 +191,18 @@ fn index_file_with_a_wrong_page_id() {
 /// that the dump lacks must still be caught, at the end of its stream group.
 #[test]
 fn index_file_listing_a_page_the_dump_lacks() {
-    let tmp = tempdir();
-    let index = good_index(tmp.path());
     // A line for a page that does not exist, after the last page of the first stream.
-    let idx = edited_index(tmp.path(), |mut lines| {
-        let off = |l: &str| l.split(':').next().unwrap().to_string();
-        let last_of_first = lines
-            .iter()
-            .rposition(|l| off(l) == off(&lines[0]))
-            .unwrap();
-        let extra = format!("{}:99999999:Nowhere", off(&lines[0]));
-        lines.insert(last_of_first + 1, extra);
-        lines
-    });
-    refuse(
-        &data("enwiki-2016-206pages-multistream.xml.bz2"),
-        &["--index-file", idx.to_str().unwrap()],
-        &index,
+    refuse_edited_index(
+        |mut lines| {
+            let off = |l: &str| l.split(':').next().unwrap().to_string();
+            let last_of_first = lines
+                .iter()
+                .rposition(|l| off(l) == off(&lines[0]))
+                .unwrap();
+            let extra = format!("{}:99999999:Nowhere", off(&lines[0]));
+            lines.insert(last_of_first + 1, extra);
+            lines
+        },
         &["lists page id 99999999", "hold no such page"],
     );
 }
@@ -206,23 +210,18 @@ fn index_file_listing_a_page_the_dump_lacks() {
 /// An offset inside a stream (here: one byte past a real stream start).
 #[test]
 fn index_file_with_an_offset_that_is_not_a_stream() {
-    let tmp = tempdir();
-    let index = good_index(tmp.path());
-    let idx = edited_index(tmp.path(), |lines| {
-        let last = lines.last().unwrap().split(':').next().unwrap().to_string();
-        let moved: u64 = last.parse::<u64>().unwrap() + 1;
-        lines
-            .into_iter()
-            .map(|l| match l.strip_prefix(&format!("{last}:")) {
-                Some(rest) => format!("{moved}:{rest}"),
-                None => l,
-            })
-            .collect()
-    });
-    refuse(
-        &data("enwiki-2016-206pages-multistream.xml.bz2"),
-        &["--index-file", idx.to_str().unwrap()],
-        &index,
+    refuse_edited_index(
+        |lines| {
+            let last = lines.last().unwrap().split(':').next().unwrap().to_string();
+            let moved: u64 = last.parse::<u64>().unwrap() + 1;
+            lines
+                .into_iter()
+                .map(|l| match l.strip_prefix(&format!("{last}:")) {
+                    Some(rest) => format!("{moved}:{rest}"),
+                    None => l,
+                })
+                .collect()
+        },
         &["which is not the start of a bz2 stream"],
     );
 }

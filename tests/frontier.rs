@@ -37,14 +37,7 @@ fn plan_rivers(index: &Path, query: &str) -> Value {
 
 /// Why the planner rejected `title`.
 fn why_rejected<'a>(f: &'a Value, title: &str) -> &'a str {
-    f["rejected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["title"] == title)
-        .unwrap_or_else(|| panic!("{title} not rejected"))["why"]
-        .as_str()
-        .unwrap()
+    by_title(&f["rejected"], title)["why"].as_str().unwrap()
 }
 
 fn titles(r: &Value) -> Vec<&str> {
@@ -57,12 +50,17 @@ fn titles(r: &Value) -> Vec<&str> {
 }
 
 fn find<'a>(r: &'a Value, title: &str) -> &'a Value {
-    r["candidates"]
+    by_title(&r["candidates"], title)
+}
+
+/// The item of a JSON array whose `title` is `title`.
+fn by_title<'a>(items: &'a Value, title: &str) -> &'a Value {
+    items
         .as_array()
         .unwrap()
         .iter()
         .find(|c| c["title"] == title)
-        .unwrap_or_else(|| panic!("{title} not found in {r}"))
+        .unwrap_or_else(|| panic!("{title} not found in {items}"))
 }
 
 /// (key, locator) of each unresolved name.

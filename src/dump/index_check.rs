@@ -38,14 +38,14 @@ impl IndexLoad {
     /// Starts reading `path` on a thread of its own. A file that cannot be opened is
     /// reported here, at once, rather than after the dump has been read.
     pub fn start(path: &Path) -> Result<IndexLoad, DumpError> {
-        std::fs::File::open(path).map_err(|source| DumpError::Io {
+        let file = std::fs::File::open(path).map_err(|source| DumpError::Io {
             path: path.to_path_buf(),
             source,
         })?;
         let owned = path.to_path_buf();
         let handle = std::thread::Builder::new()
             .name("wikiwit-index-file".into())
-            .spawn(move || MultistreamIndex::read(&owned))
+            .spawn(move || MultistreamIndex::read(&owned, file))
             .map_err(|source| DumpError::Io {
                 path: path.to_path_buf(),
                 source,

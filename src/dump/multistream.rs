@@ -6,7 +6,7 @@
 //! and an index from different runs are refused instead of silently mixed.
 
 use std::hash::{Hash, Hasher};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
 
 use super::error::DumpError;
@@ -44,16 +44,16 @@ pub fn title_hash(title: &str) -> u64 {
 }
 
 impl MultistreamIndex {
-    /// Reads an index file, plain text or bz2 (detected from its bytes).
-    pub fn read(path: &Path) -> Result<MultistreamIndex, DumpError> {
+    /// Reads an index file, plain text or bz2 (detected from its bytes), from `file`
+    /// opened at `path` (named in errors).
+    pub fn read(path: &Path, mut file: std::fs::File) -> Result<MultistreamIndex, DumpError> {
         let io_err = |source| DumpError::Io {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = std::fs::File::open(path).map_err(io_err)?;
         let mut head = [0u8; 16];
         let n = read_head(&mut file, &mut head).map_err(io_err)?;
-        let file = std::fs::File::open(path).map_err(io_err)?;
+        file.rewind().map_err(io_err)?;
         let reader: Box<dyn Read> = match sniff_file(&head[..n]) {
             Sniffed::Empty => {
                 return Err(DumpError::Empty {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::rows::key_of;
+use super::rows::{cell_locator, key_of};
 use super::{
     Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_of,
 };
@@ -231,10 +231,7 @@ pub(crate) fn seed_table_of(
                         operator: "seed-table",
                         role: Role::Entity,
                         from: page.title.clone(),
-                        locator: format!(
-                            "{}#Table {tn} row {} col {}",
-                            page.title, row.row, cell.col
-                        ),
+                        locator: cell_locator(&page.title, tn, row.row, cell.col),
                         reason: format!(
                             "cell {:?}{under} links [[{}]]",
                             cell.text,
@@ -518,13 +515,7 @@ impl<'a> EntityNames<'a> {
                             continue;
                         };
                         if let Some(tg) = seed.target(index, li)? {
-                            let loc = format!(
-                                "{}#Table {} row {} col {}",
-                                page.title,
-                                ti + 1,
-                                row.row,
-                                cell.col
-                            );
+                            let loc = cell_locator(&page.title, ti + 1, row.row, cell.col);
                             linked
                                 .entry(cell.text.trim().to_lowercase())
                                 .or_insert((tg, loc));

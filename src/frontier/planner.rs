@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
 use super::question::{NamedColumn, Superlative, named_columns, superlative};
+use super::rows::{cell_locator, row_locator};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
 use crate::text::evidence::best_sentences;
@@ -254,13 +255,19 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     // A superlative ("the team with the least capacity") names its row by a column's
     // extreme value, which no word of the row matches: that row goes ahead of every
     // row matched by words alone.
+    let labels: Vec<Vec<Option<String>>> = seed_page
+        .s
+        .tables
+        .iter()
+        .map(|t| t.column_labels())
+        .collect();
     let mut superlatives = Vec::new();
-    for (ti, t) in seed_page.s.tables.iter().enumerate() {
+    for (ti, l) in labels.iter().enumerate() {
         if opts.table.is_some_and(|n| n != ti + 1) {
             continue;
         }
         let rows = &seed_page.rows(ti).rows;
-        if let Some(s) = superlative(&opts.query, ti + 1, &t.column_labels(), rows) {
+        if let Some(s) = superlative(&opts.query, ti + 1, l, rows) {
             superlatives.push(s);
         }
     }
@@ -268,7 +275,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     let ahead = unit_scores.iter().copied().fold(0.0, f64::max).max(1.0) / opts.row_ratio;
     for s in &superlatives {
         for r in &s.rows {
-            let unit = format!("{}#Table {} row {r}", seed.title, s.table);
+            let unit = row_locator(&seed.title, s.table, *r);
             if let Some(&i) = unit_of.get(&unit) {
                 unit_scores[i] += ahead;
             }
@@ -312,11 +319,9 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     // the row's entity (key column) unless another linked page matches better.
     // The columns the question names, per table: in a row, the first of them that links
     // a page is what the question asks about.
-    let named: Vec<Vec<NamedColumn>> = seed_page
-        .s
-        .tables
+    let named: Vec<Vec<NamedColumn>> = labels
         .iter()
-        .map(|t| named_columns(&opts.query, &t.column_labels(), &seed.title))
+        .map(|l| named_columns(&opts.query, l, &seed.title))
         .collect();
     let mut ranked: Vec<Ranked> = Vec::new();
     for (i, cands) in &by_unit {
@@ -661,7 +666,7 @@ fn resolve_key_cells(
             continue;
         };
         for row in rows {
-            let unit = format!("{}#Table {tn} row {}", page.title, row.row);
+            let unit = row_locator(&page.title, tn, row.row);
             if !unit_of.get(&unit).is_some_and(|&i| kept(i)) {
                 continue;
             }
@@ -673,7 +678,7 @@ fn resolve_key_cells(
             }
             let mut r = OperatorResult::new("entity-page");
             names.resolve(&cell.text, &mut r)?;
-            let locator = format!("{unit} col {key}");
+            let locator = cell_locator(&page.title, tn, row.row, key);
             for mut c in r.candidates {
                 if let Some(first) = c.chain.first_mut() {
                     first.locator = locator.clone();

@@ -23,6 +23,17 @@ pub(crate) struct RowRead {
     pub cells: Vec<CellRead>,
 }
 
+/// Where data row `row` of table `table` (1-based) of `title` is: the unit the planner
+/// scores and keeps. Written in one place because the planner looks rows up by it.
+pub(crate) fn row_locator(title: &str, table: usize, row: usize) -> String {
+    format!("{title}#Table {table} row {row}")
+}
+
+/// Where a cell is: its row's locator and the column (0-based).
+pub(crate) fn cell_locator(title: &str, table: usize, row: usize, col: usize) -> String {
+    format!("{} col {col}", row_locator(title, table, row))
+}
+
 /// The data rows of `t`.
 pub(crate) fn read_rows(t: &Table) -> Vec<RowRead> {
     let h = t.header_rows();
