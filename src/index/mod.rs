@@ -27,7 +27,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// File names inside an index directory.
 pub mod files {

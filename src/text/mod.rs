@@ -10,6 +10,7 @@
 pub mod evidence;
 pub mod quantities;
 pub mod search;
+pub mod tokenizer;
 pub mod words;
 
 use serde::{Deserialize, Serialize};

@@ -10,13 +10,16 @@
 
 use std::path::Path;
 
+use std::ops::Bound;
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
-use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, Schema, TextFieldIndexing, TextOptions,
-};
+
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::TokenStream;
-use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader,
+    TantivyDocument, Term,
+};
 
 use super::PageText;
 
@@ -46,11 +49,20 @@ struct Fields {
     body: Field,
 }
 
-/// Tantivy's `default` tokenizer: split on non-alphanumeric characters, lower-case, drop
-/// tokens over 40 bytes. No stemming: it is language-neutral (the index serves every
-/// wiki language alike) and evidence matching is exact about word forms; the citation
-/// scorer does its own, documented normalization on the candidates search returns.
-const TOKENIZER: &str = "default";
+/// The analyzer: tantivy's `default` analysis (split on non-alphanumeric characters,
+/// lower-case, drop tokens of 40 bytes or more), done in one pass by
+/// [`super::tokenizer::WordTokenizer`]. No stemming: it is language-neutral (the index
+/// serves every wiki language alike) and evidence matching is exact about word forms;
+/// the citation scorer does its own, documented normalization on the candidates search
+/// returns.
+const TOKENIZER: &str = super::tokenizer::NAME;
+
+/// Registers the analyzer with `index` (writer and reader alike).
+fn register_tokenizer(index: &Index) {
+    index
+        .tokenizers()
+        .register(TOKENIZER, super::tokenizer::WordTokenizer::default());
+}
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
@@ -61,10 +73,12 @@ fn schema() -> (Schema, Fields) {
                 .set_index_option(record),
         )
     };
-    // Page and section numbers are columnar (fast) fields: nothing goes to the document
-    // store. Title and heading need no term frequencies; the text does (BM25).
-    let page = b.add_u64_field("page", INDEXED | FAST);
-    let section = b.add_u64_field("section", INDEXED | FAST);
+    // Page and section numbers are columnar (fast) fields only: nothing goes to the
+    // document store, and they are not inverted either — a restriction to one page is a
+    // range over the column, and inverting them would add a term per page to the term
+    // dictionary that every build sorts and writes.
+    let page = b.add_u64_field("page", FAST);
+    let section = b.add_u64_field("section", FAST);
     let title = b.add_text_field("title", options(IndexRecordOption::Basic));
     let heading = b.add_text_field("heading", options(IndexRecordOption::Basic));
     let body = b.add_text_field("body", options(IndexRecordOption::WithFreqs));
@@ -123,7 +137,11 @@ impl DocMaker {
             doc.add_u64(f.section, s as u64);
             doc.add_text(f.title, title);
             doc.add_text(f.heading, heading);
-            doc.add_text(f.body, text.section_string(s));
+            // One value per sentence rather than the joined section: the same terms
+            // and field length (positions are not indexed), without a copy of the text.
+            for sentence in &sec.sentences {
+                doc.add_text(f.body, &sentence.text);
+            }
             out.push(doc);
         }
         out
@@ -150,6 +168,7 @@ impl TextIndexWriter {
             .settings(settings)
             .create_in_dir(&path)
             .map_err(err("creating"))?;
+        register_tokenizer(&index);
         let writer: IndexWriter = index
             .writer_with_num_threads(2, memory_mb.max(40) << 20)
             .map_err(err("opening the writer"))?;
@@ -202,6 +221,7 @@ pub struct TextSearcher {
 impl TextSearcher {
     pub fn open(dir: &Path) -> Result<TextSearcher, SearchError> {
         let index = Index::open_in_dir(dir.join(DIR)).map_err(err("opening"))?;
+        register_tokenizer(&index);
         let (_, fields) = schema();
         let reader = index
             .reader_builder()
@@ -215,13 +235,36 @@ impl TextSearcher {
         })
     }
 
-    fn parser(&self) -> QueryParser {
+    /// The query for `text`: each of its words, as the index analyses them, looked up in
+    /// the title (boost 3), the heading (1.5) and the text; a section matching any word
+    /// is a hit. Punctuation is never query syntax: a sentence or a claim pasted as a
+    /// query (`[citation needed]`, `Year: 2013`, `Teach-In`) means its words, as it
+    /// does for the checkers' own term lookups.
+    fn words_query(&self, text: &str) -> BooleanQuery {
         let f = self.fields;
-        let mut p = QueryParser::for_index(&self.index, vec![f.title, f.heading, f.body]);
-        // Title and heading words count more than words of the text.
-        p.set_field_boost(f.title, 3.0);
-        p.set_field_boost(f.heading, 1.5);
-        p
+        let fields = [
+            (f.title, 3.0, IndexRecordOption::Basic),
+            (f.heading, 1.5, IndexRecordOption::Basic),
+            (f.body, 1.0, IndexRecordOption::WithFreqs),
+        ];
+        let words = self.terms(text).into_iter().map(|word| {
+            let per_field = fields
+                .iter()
+                .map(|&(field, boost, record)| {
+                    let term =
+                        Box::new(TermQuery::new(Term::from_field_text(field, &word), record));
+                    let q: Box<dyn Query> = if boost == 1.0 {
+                        term
+                    } else {
+                        Box::new(BoostQuery::new(term, boost))
+                    };
+                    (Occur::Should, q)
+                })
+                .collect();
+            let q: Box<dyn Query> = Box::new(BooleanQuery::new(per_field));
+            (Occur::Should, q)
+        });
+        BooleanQuery::new(words.collect())
     }
 
     /// BM25 search; `page`/`section` restrict to one page or one section of it. Hits
@@ -234,33 +277,60 @@ impl TextSearcher {
         limit: usize,
     ) -> Result<Vec<Hit>, SearchError> {
         let f = self.fields;
-        let (q, _errors) = self.parser().parse_query_lenient(query);
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, q)];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(self.words_query(query)))];
+        let equal = |field: Field, value: u32| -> (Occur, Box<dyn Query>) {
+            let term = Term::from_field_u64(field, value.into());
+            let range = RangeQuery::new(Bound::Included(term.clone()), Bound::Included(term));
+            (Occur::Must, Box::new(range))
+        };
         if let Some(p) = page {
-            clauses.push((
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(f.page, p.into()),
-                    IndexRecordOption::Basic,
-                )),
-            ));
+            clauses.push(equal(f.page, p));
         }
         if let Some(s) = section {
-            clauses.push((
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(f.section, s.into()),
-                    IndexRecordOption::Basic,
-                )),
-            ));
+            clauses.push(equal(f.section, s));
         }
         let q = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
-        let extra = limit.saturating_mul(2) + 16;
+        // Tantivy breaks ties by document address, which depends on how its indexing
+        // threads cut segments. The top hits by score alone (pruned, fast) are exact
+        // unless a tie at the cut runs past the window; then the search is repeated
+        // with the page and section numbers in the sort key.
+        let window = limit.saturating_mul(2) + 16;
         let top: Vec<(f32, DocAddress)> = searcher
-            .search(&q, &TopDocs::with_limit(extra).order_by_score())
+            .search(&q, &TopDocs::with_limit(window).order_by_score())
             .map_err(err("searching"))?;
         let mut hits = Vec::with_capacity(top.len());
+        let tie_at_cut = top.len() == window
+            && limit > 0
+            && top.get(limit - 1).map(|h| h.0) == top.last().map(|h| h.0);
+        if tie_at_cut {
+            let by_key = TopDocs::with_limit(limit).tweak_score(|seg: &SegmentReader| {
+                let column = |name: &str| {
+                    seg.fast_fields()
+                        .u64(name)
+                        .map(|c| c.first_or_default_col(0))
+                };
+                let (pages, sections) = (column("page"), column("section"));
+                move |doc: DocId, score: Score| {
+                    let key = match (&pages, &sections) {
+                        (Ok(p), Ok(s)) => (p.get_val(doc) << 32) | s.get_val(doc),
+                        _ => 0,
+                    };
+                    // Larger is better: the score, then the smaller (page, section).
+                    (score, u64::MAX - key)
+                }
+            });
+            for ((score, key), _) in searcher.search(&q, &by_key).map_err(err("searching"))? {
+                let key = u64::MAX - key;
+                hits.push(Hit {
+                    page: (key >> 32) as u32,
+                    section: key as u32,
+                    score,
+                });
+            }
+            return Ok(hits);
+        }
         for (score, addr) in top {
             let seg = searcher.segment_reader(addr.segment_ord);
             let column = |name: &str| -> Result<u32, SearchError> {
@@ -292,7 +362,7 @@ impl TextSearcher {
             .index
             .tokenizers()
             .get(TOKENIZER)
-            .expect("built-in tokenizer");
+            .expect("registered when the index is opened");
         let mut stream = analyzer.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
@@ -306,5 +376,96 @@ impl TextSearcher {
         let searcher = self.reader.searcher();
         let t = Term::from_field_text(self.fields.body, term);
         (searcher.doc_freq(&t).unwrap_or(0), searcher.num_docs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{SectionText, Sentence, SentenceKind};
+
+    fn page_text(sentence: &str) -> PageText {
+        PageText {
+            sections: vec![SectionText {
+                sentences: vec![Sentence {
+                    text: sentence.into(),
+                    kind: SentenceKind::Prose,
+                    start: 0,
+                    end: sentence.len() as u32,
+                }],
+            }],
+        }
+    }
+
+    /// Forty pages say the same thing, so they tie on every query. Added last page first,
+    /// they sit in tantivy's segments in the reverse of page order, and a window of the
+    /// first documents by address would hold the wrong pages. Hits must still be the
+    /// smallest page numbers, in order.
+    #[test]
+    fn ties_beyond_the_window_go_to_the_smallest_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = TextIndexWriter::create(dir.path(), 40).unwrap();
+        let maker = writer.doc_maker();
+        let same = page_text("The Iron Gates gorge lies on the Danube.");
+        for page in (0..40u32).rev() {
+            let docs = maker.docs(&format!("Gorge {page}"), &[], Some(&same));
+            writer.add_docs(page, docs).unwrap();
+        }
+        writer.finish().unwrap();
+        let searcher = TextSearcher::open(dir.path()).unwrap();
+        for limit in [1, 3, 10] {
+            let hits = searcher.search("iron gates", None, None, limit).unwrap();
+            let pages: Vec<u32> = hits.iter().map(|h| h.page).collect();
+            assert_eq!(
+                pages,
+                (0..limit as u32).collect::<Vec<_>>(),
+                "limit {limit}"
+            );
+        }
+        // Within one page, and with the title's distinct word deciding.
+        let hits = searcher.search("gorge 17 danube", None, None, 2).unwrap();
+        assert_eq!(hits[0].page, 17);
+        let hits = searcher.search("danube", Some(33), Some(0), 5).unwrap();
+        assert_eq!(hits.iter().map(|h| h.page).collect::<Vec<_>>(), [33]);
+    }
+
+    /// Punctuation in a query is not syntax: brackets, colons, quotes and dashes from a
+    /// pasted sentence leave its words.
+    #[test]
+    fn punctuation_is_not_query_syntax() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = TextIndexWriter::create(dir.path(), 40).unwrap();
+        let maker = writer.doc_maker();
+        let texts = [
+            "The Danube flows into the Black Sea.",
+            "The Volga flows into the Caspian Sea.",
+            "Lake Baikal is the deepest lake.",
+        ];
+        for (page, t) in texts.iter().enumerate() {
+            let docs = maker.docs(&format!("Page {page}"), &[], Some(&page_text(t)));
+            writer.add_docs(page as u32, docs).unwrap();
+        }
+        writer.finish().unwrap();
+        let searcher = TextSearcher::open(dir.path()).unwrap();
+        // Each query with the pages its words reach, best first: as syntax, `[…]` would be
+        // a range, `"…"` a phrase (refused: positions are not indexed), `Title:` a field,
+        // `^5` a boost and `-volga` an exclusion of the very page sought.
+        for (q, want) in [
+            ("[ Caspian ]", vec![1]),
+            ("\"flows into the Caspian\"", vec![1, 0, 2]),
+            ("Year: Volga; Title: Caspian", vec![1]),
+            ("Volga-Caspian (sea)", vec![1, 0]),
+            ("caspian^5 OR -volga", vec![1]),
+        ] {
+            let hits = searcher.search(q, None, None, 3).unwrap();
+            let pages: Vec<u32> = hits.iter().map(|h| h.page).collect();
+            assert_eq!(pages, want, "{q}");
+        }
+        assert!(
+            searcher
+                .search("[ ]: \"\"", None, None, 3)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -81,6 +81,20 @@ fn is_terminal(c: char) -> bool {
     matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？')
 }
 
+/// Bytes where a sentence may end: ASCII terminals, a newline, and the lead bytes of the
+/// multibyte terminals (`…` E2 80 A6; `。` E3 80 82; `！` EF BC 81; `？` EF BC 9F). A table
+/// lookup per byte: the index runs the whole wiki's text through [`split`].
+const CANDIDATE: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = [b'.', b'!', b'?', b'\n', 0xE2, 0xE3, 0xEF];
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// Splits `text` into sentences whose ranges tile `0..text.len()`: each range runs up to the
 /// start of the next sentence (trailing whitespace included), so every offset belongs to
 /// exactly one sentence.
@@ -95,10 +109,7 @@ pub fn split(text: &str) -> Vec<Range<usize>> {
     while i < b.len() {
         // Next candidate: an ASCII terminal, a newline, or the lead byte of a multibyte
         // terminal (`…` E2 80 A6; `。` E3 80 82; `！` EF BC 81; `？` EF BC 9F).
-        let Some(off) = b[i..]
-            .iter()
-            .position(|&c| matches!(c, b'.' | b'!' | b'?' | b'\n' | 0xE2 | 0xE3 | 0xEF))
-        else {
+        let Some(off) = b[i..].iter().position(|&c| CANDIDATE[c as usize]) else {
             break;
         };
         let pos = i + off;
