@@ -8,11 +8,10 @@
 //! index, not per segment, so a document's score does not depend on its segment, and
 //! hits are ordered on (score, page, section).
 
+use std::ops::Bound;
 use std::path::Path;
 
-use std::ops::Bound;
 use tantivy::collector::TopDocs;
-
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::TokenStream;
@@ -305,6 +304,14 @@ impl TextSearcher {
             && limit > 0
             && top.get(limit - 1).map(|h| h.0) == top.last().map(|h| h.0);
         if tie_at_cut {
+            // The sort key below cannot report errors: the columns are checked first.
+            for seg in searcher.segment_readers() {
+                for name in ["page", "section"] {
+                    seg.fast_fields()
+                        .u64(name)
+                        .map_err(err("reading a fast field"))?;
+                }
+            }
             let by_key = TopDocs::with_limit(limit).tweak_score(|seg: &SegmentReader| {
                 let column = |name: &str| {
                     seg.fast_fields()
@@ -315,7 +322,7 @@ impl TextSearcher {
                 move |doc: DocId, score: Score| {
                     let key = match (&pages, &sections) {
                         (Ok(p), Ok(s)) => (p.get_val(doc) << 32) | s.get_val(doc),
-                        _ => 0,
+                        _ => 0, // checked above
                     };
                     // Larger is better: the score, then the smaller (page, section).
                     (score, u64::MAX - key)
