@@ -56,7 +56,7 @@ struct Fields {
 /// returns.
 const TOKENIZER: &str = super::tokenizer::NAME;
 
-/// Registers the analyzer with `index` (writer and reader alike).
+/// Registers the analyzer with `index`, which the indexing threads look it up in.
 fn register_tokenizer(index: &Index) {
     index
         .tokenizers()
@@ -202,6 +202,24 @@ impl TextIndexWriter {
     }
 }
 
+/// A segment's page and section columns: what a hit is reported as and ties are broken by.
+fn key_columns(
+    seg: &SegmentReader,
+) -> Result<
+    (
+        tantivy::columnar::Column<u64>,
+        tantivy::columnar::Column<u64>,
+    ),
+    SearchError,
+> {
+    let column = |name: &str| {
+        seg.fast_fields()
+            .u64(name)
+            .map_err(err("reading a fast field"))
+    };
+    Ok((column("page")?, column("section")?))
+}
+
 /// One search hit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -212,26 +230,22 @@ pub struct Hit {
 
 /// Reads the text index.
 pub struct TextSearcher {
-    index: Index,
     reader: IndexReader,
     fields: Fields,
 }
 
 impl TextSearcher {
     pub fn open(dir: &Path) -> Result<TextSearcher, SearchError> {
+        // Queries are analysed by `terms`, not by the index's tokenizer manager, so
+        // nothing needs registering here.
         let index = Index::open_in_dir(dir.join(DIR)).map_err(err("opening"))?;
-        register_tokenizer(&index);
         let (_, fields) = schema();
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(err("opening a reader"))?;
-        Ok(TextSearcher {
-            index,
-            reader,
-            fields,
-        })
+        Ok(TextSearcher { reader, fields })
     }
 
     /// The query for `text`: each of its words, as the index analyses them, looked up in
@@ -306,23 +320,16 @@ impl TextSearcher {
         if tie_at_cut {
             // The sort key below cannot report errors: the columns are checked first.
             for seg in searcher.segment_readers() {
-                for name in ["page", "section"] {
-                    seg.fast_fields()
-                        .u64(name)
-                        .map_err(err("reading a fast field"))?;
-                }
+                key_columns(seg)?;
             }
             let by_key = TopDocs::with_limit(limit).tweak_score(|seg: &SegmentReader| {
-                let column = |name: &str| {
-                    seg.fast_fields()
-                        .u64(name)
-                        .map(|c| c.first_or_default_col(0))
-                };
-                let (pages, sections) = (column("page"), column("section"));
+                let columns = key_columns(seg)
+                    .ok()
+                    .map(|(p, s)| (p.first_or_default_col(0), s.first_or_default_col(0)));
                 move |doc: DocId, score: Score| {
-                    let key = match (&pages, &sections) {
-                        (Ok(p), Ok(s)) => (p.get_val(doc) << 32) | s.get_val(doc),
-                        _ => 0, // checked above
+                    let key = match &columns {
+                        Some((p, s)) => (p.get_val(doc) << 32) | s.get_val(doc),
+                        None => 0, // checked above
                     };
                     // Larger is better: the score, then the smaller (page, section).
                     (score, u64::MAX - key)
@@ -339,17 +346,10 @@ impl TextSearcher {
             return Ok(hits);
         }
         for (score, addr) in top {
-            let seg = searcher.segment_reader(addr.segment_ord);
-            let column = |name: &str| -> Result<u32, SearchError> {
-                let col = seg
-                    .fast_fields()
-                    .u64(name)
-                    .map_err(err("reading a fast field"))?;
-                Ok(col.first(addr.doc_id).unwrap_or(0) as u32)
-            };
+            let (pages, sections) = key_columns(searcher.segment_reader(addr.segment_ord))?;
             hits.push(Hit {
-                page: column("page")?,
-                section: column("section")?,
+                page: pages.first(addr.doc_id).unwrap_or(0) as u32,
+                section: sections.first(addr.doc_id).unwrap_or(0) as u32,
                 score,
             });
         }
@@ -364,13 +364,13 @@ impl TextSearcher {
     }
 
     /// Terms of `text` as the body field indexes them (split and lower-cased).
+    ///
+    /// The analyzer is built here rather than fetched from the index's tokenizer manager
+    /// (a lock and a boxed clone per call): evidence ranking calls this once per
+    /// candidate sentence.
     pub fn terms(&self, text: &str) -> Vec<String> {
-        let mut analyzer = self
-            .index
-            .tokenizers()
-            .get(TOKENIZER)
-            .expect("registered when the index is opened");
-        let mut stream = analyzer.token_stream(text);
+        let mut tokenizer = super::tokenizer::WordTokenizer::default();
+        let mut stream = tantivy::tokenizer::Tokenizer::token_stream(&mut tokenizer, text);
         let mut out = Vec::new();
         while stream.advance() {
             out.push(stream.token().text.clone());

@@ -371,7 +371,7 @@ pub fn squeeze(s: &str) -> String {
         }
         i = next;
     }
-    out.push_str(&s[run..i.min(b.len())]);
+    out.push_str(&s[run..i]);
     out
 }
 
@@ -421,10 +421,11 @@ fn word_end(s: &str, mut i: usize) -> usize {
     while i < b.len() {
         if SPACE_CLASS[b[i] as usize] == 0 {
             i += 1;
-        } else if space_len(s, i) == 0 {
-            i += s[i..].chars().next().map_or(1, char::len_utf8);
-        } else {
-            break;
+            continue;
+        }
+        match space_len(s, i) {
+            0 => i += 1, // a lead byte of a non-space character; its tail bytes are class 0
+            _ => break,
         }
     }
     i

@@ -107,8 +107,6 @@ pub fn split(text: &str) -> Vec<Range<usize>> {
     let mut starts = vec![0];
     let mut i = 0;
     while i < b.len() {
-        // Next candidate: an ASCII terminal, a newline, or the lead byte of a multibyte
-        // terminal (`…` E2 80 A6; `。` E3 80 82; `！` EF BC 81; `？` EF BC 9F).
         let Some(off) = b[i..].iter().position(|&c| CANDIDATE[c as usize]) else {
             break;
         };
