@@ -313,3 +313,71 @@ fn refuses_to_replace_a_directory_that_is_not_an_index() {
         "do not delete"
     );
 }
+
+/// `kill -9` at any moment of a build that spills sorted runs leaves the previous index
+/// intact, and the next build removes what the killed one left, in the index's parent
+/// and in `--tmp-dir`.
+#[test]
+fn a_killed_spilling_build_leaves_the_previous_index_and_is_cleaned_up() {
+    let tmp = tempdir();
+    let parent = tmp.path().join("indexes");
+    let spill = tmp.path().join("spill");
+    let index = parent.join("ltg");
+    let dump = data("ltgwiki-2017-complete.xml.bz2");
+    let args = |cmd: &mut std::process::Command| {
+        cmd.arg("build")
+            .arg(&dump)
+            .arg("--index")
+            .arg(&index)
+            .args(["-q", "--memory-budget", "4K", "--tmp-dir"])
+            .arg(&spill);
+    };
+    let mut first = wikiwit();
+    args(&mut first);
+    ok(&mut first);
+    let before = export(&index, "pages");
+    let mut interrupted = 0;
+    for delay_ms in [20u64, 60, 120, 200, 300, 450] {
+        let mut cmd = wikiwit();
+        args(&mut cmd);
+        let mut child = cmd
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if child.try_wait().unwrap().is_none() {
+            interrupted += 1;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(
+            export(&index, "pages"),
+            before,
+            "killed after {delay_ms} ms"
+        );
+        ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+    }
+    assert!(interrupted > 0, "every build finished before it was killed");
+    let mut again = wikiwit();
+    args(&mut again);
+    ok(&mut again);
+    assert_eq!(export(&index, "pages"), before);
+    let names = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".wikiwit-"))
+            .collect()
+    };
+    assert!(
+        names(&spill).is_empty(),
+        "left in --tmp-dir: {:?}",
+        names(&spill)
+    );
+    assert!(
+        names(&parent).is_empty(),
+        "left beside the index: {:?}",
+        names(&parent)
+    );
+}

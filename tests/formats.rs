@@ -118,3 +118,58 @@ fn plain_xml_and_pbzip2_style_streams_agree() {
         );
     }
 }
+
+/// Runs each sorter wrote, from the manifest.
+fn sort_runs(index: &Path) -> std::collections::BTreeMap<String, u64> {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(index.join("manifest.json")).unwrap()).unwrap();
+    serde_json::from_value(m["build"]["sort_runs"].clone()).unwrap()
+}
+
+/// The external sorts may cut their runs anywhere: a budget so small that every sorter
+/// spills dozens of runs (and merges them in several passes) must give the same bytes as
+/// a build that sorts everything in memory, at any thread count.
+#[test]
+fn a_tiny_memory_budget_gives_the_same_index() {
+    let tmp = tempdir();
+    let t = tmp.path();
+    let dump = data("ltgwiki-2017-complete.xml.bz2");
+    build(&dump, &t.join("memory"), &["-j", "2"]);
+    for (threads, budget) in [("1", "2K"), ("2", "1K")] {
+        let spill = t.join(format!("spill-{threads}"));
+        let small = t.join(format!("small-{threads}"));
+        build(
+            &dump,
+            &small,
+            &[
+                "-j",
+                threads,
+                "--memory-budget",
+                budget,
+                "--tmp-dir",
+                spill.to_str().unwrap(),
+            ],
+        );
+        assert_same_index(
+            &t.join("memory"),
+            &small,
+            &format!("--memory-budget {budget}, {threads} threads"),
+        );
+        let runs = sort_runs(&small);
+        for sorter in [
+            "titles",
+            "links",
+            "categories",
+            "links-out",
+            "links-in",
+            "redirects-to",
+        ] {
+            assert!(runs[sorter] >= 10, "{sorter}: {runs:?}");
+        }
+        // Nothing is left in the temporary directory.
+        let left: Vec<_> = std::fs::read_dir(&spill).unwrap().collect();
+        assert!(left.is_empty(), "left behind in --tmp-dir: {left:?}");
+    }
+    let runs = sort_runs(&t.join("memory"));
+    assert!(runs.values().all(|&r| r == 0), "{runs:?}");
+}

@@ -109,7 +109,7 @@ for r in $(seq 1 "$runs"); do
       exit 1
     fi
     "$bin" info --index "$ix" --json > "$work/info-$n.json"
-    du -sk "$ix" | awk '{ print $1 * 1024 }' > "$work/du-$n"
+    du -sk "$ix" | awk '{ printf "%.0f\n", $1 * 1024 }' > "$work/du-$n"
     rm -rf "$ix"
     # One line now (a run may be long), the table at the end.
     python3 - "$work/pm-$n-$r.json" "$work/info-$n.json" "$dump.stats.json" <<'PY' || status=1

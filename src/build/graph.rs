@@ -1,227 +1,291 @@
-//! The link graph, category membership and redirect targets, gathered page by page while
-//! the dump is read and written once all titles are known.
+//! The link graph and category membership, gathered page by page while the dump is read
+//! and written once all titles are known.
 //!
-//! While reading, link targets and category names are interned (each distinct title is
-//! kept once); at the end they are resolved against the title map, and the adjacency
-//! lists are written as [`crate::index::csr`] files.
+//! Nothing here grows with the dump in memory: link targets and category names go to
+//! external sorters as `(key, source page)`; at the end the sorted links are merge-joined
+//! with the sorted titles (a link whose key has no title is a red link, and falls out of
+//! the same pass), the resolved edges are sorted again by source and by target, and every
+//! adjacency list is written row by row.
 
 use std::collections::BTreeMap;
-
-use rustc_hash::FxHashMap;
 use std::path::Path;
 
-use super::PageOut;
-use crate::index::manifest::Counts;
-use crate::index::{self, IndexError, Resolution, csr};
+use super::Budget;
+use super::extsort::{KeyVal, Sorter, pair, unpair};
+use crate::index::csr::CsrWriter;
+use crate::index::{self, IndexError, KeySpool};
 
-#[derive(Default)]
 pub(super) struct GraphBuilder {
-    titles: FxHashMap<Vec<u8>, u32>,
-    title_keys: Vec<Vec<u8>>,
-    /// Per page: interned link targets, sorted and unique.
-    out: Vec<Vec<u32>>,
-    cats: FxHashMap<String, u32>,
-    cat_names: Vec<String>,
-    /// Per page: interned categories.
-    page_cats: Vec<Vec<u32>>,
+    links: Sorter<KeyVal>,
+    cats: Sorter<KeyVal>,
+}
+
+/// What writing the graph produced: file sizes, counts, sort runs.
+#[derive(Default)]
+pub(super) struct GraphOut {
+    pub files: BTreeMap<String, u64>,
+    pub links: u64,
+    pub red_titles: u64,
+    pub categories: u64,
+    pub spills: BTreeMap<String, u64>,
 }
 
 impl GraphBuilder {
-    /// Adds one page's link targets (title-map keys) and category names, in page order.
-    pub fn add_page(&mut self, link_keys: Vec<Vec<u8>>, categories: Vec<String>) {
-        let mut ids: Vec<u32> = link_keys
-            .into_iter()
-            .map(|key| match self.titles.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.title_keys.len() as u32;
-                    self.titles.insert(key.clone(), id);
-                    self.title_keys.push(key);
-                    id
-                }
-            })
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        self.out.push(ids);
-        let mut cats: Vec<u32> = categories
-            .into_iter()
-            .map(|c| match self.cats.get(&c) {
-                Some(&id) => id,
-                None => {
-                    let id = self.cat_names.len() as u32;
-                    self.cats.insert(c.clone(), id);
-                    self.cat_names.push(c);
-                    id
-                }
-            })
-            .collect();
-        cats.sort_unstable();
-        cats.dedup();
-        self.page_cats.push(cats);
+    pub fn new(tmp: &Path, budget: &Budget) -> GraphBuilder {
+        GraphBuilder {
+            links: Sorter::new("links", tmp, budget.share(0.45)),
+            cats: Sorter::new("categories", tmp, budget.share(0.15)),
+        }
     }
 
+    /// Adds page number `page`'s link targets (title-map keys) and category names, each
+    /// sorted and without duplicates.
+    pub fn add_page(
+        &mut self,
+        page: u32,
+        link_keys: Vec<Vec<u8>>,
+        categories: Vec<String>,
+    ) -> Result<(), IndexError> {
+        for key in link_keys {
+            self.links.push(KeyVal {
+                key: key.into_boxed_slice(),
+                val: page,
+            })?;
+        }
+        for c in categories {
+            self.cats.push(KeyVal {
+                key: c.into_bytes().into_boxed_slice(),
+                val: page,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Writes the link and category files for `pages` pages, resolving link targets
+    /// against `titles` (every page's title-map key, sorted).
     pub fn write(
         self,
         dir: &Path,
-        pages: &[PageOut],
-        page_keys: &[(Vec<u8>, u64)],
-        files: &mut BTreeMap<String, u64>,
-        counts: &mut Counts,
-    ) -> Result<(), IndexError> {
-        let n = pages.len();
-        // Resolve interned targets by looking each page's title up in the intern table
-        // (one hash lookup per page, instead of a search per distinct target).
-        let mut resolved: Vec<Option<u32>> = vec![None; self.title_keys.len()];
-        for (key, page) in page_keys {
-            if let Some(&id) = self.titles.get(key.as_slice()) {
-                resolved[id as usize] = Some(*page as u32);
-            }
-        }
-
-        // Out- and in-links between existing pages.
-        let out: Vec<Vec<u32>> = self
-            .out
-            .iter()
-            .map(|ids| {
-                let mut v: Vec<u32> = ids.iter().filter_map(|&i| resolved[i as usize]).collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            })
-            .collect();
-        counts.links = out.iter().map(|r| r.len() as u64).sum();
-        let inl = csr::transpose(&out, n);
-        put(
-            files,
-            index::files::LINKS_OUT,
-            csr::write(
-                &dir.join(index::files::LINKS_OUT),
-                index::kinds::LINKS_OUT,
-                &out,
-            )?,
+        tmp: &Path,
+        titles: &KeySpool,
+        pages: u64,
+        budget: &Budget,
+    ) -> Result<GraphOut, IndexError> {
+        let GraphBuilder { links, cats } = self;
+        let (links, cats) = rayon::join(
+            || write_links(links, dir, tmp, titles, pages, budget),
+            || write_categories(cats, dir, tmp),
         );
-        put(
-            files,
-            index::files::LINKS_IN,
-            csr::write(
-                &dir.join(index::files::LINKS_IN),
-                index::kinds::LINKS_IN,
-                &inl,
-            )?,
-        );
-        drop(out);
-        drop(inl);
-
-        // Red links: titles linked to that have no page, with who links to them.
-        let mut red: Vec<(Vec<u8>, u32)> = self
-            .title_keys
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| resolved[*i].is_none())
-            .map(|(i, k)| (k.clone(), i as u32))
-            .collect();
-        red.sort_unstable();
-        let mut red_index = vec![u32::MAX; self.title_keys.len()];
-        for (r, (_, id)) in red.iter().enumerate() {
-            red_index[*id as usize] = r as u32;
-        }
-        let mut red_in: Vec<Vec<u32>> = vec![Vec::new(); red.len()];
-        for (page, ids) in self.out.iter().enumerate() {
-            for &i in ids {
-                let r = red_index[i as usize];
-                if r != u32::MAX {
-                    red_in[r as usize].push(page as u32);
-                }
-            }
-        }
-        counts.red_titles = red.len() as u64;
-        let red_keys: Vec<(Vec<u8>, u64)> = red
-            .into_iter()
-            .enumerate()
-            .map(|(r, (k, _))| (k, r as u64))
-            .collect();
-        put(
-            files,
-            index::files::RED_TITLES,
-            index::write_titles_kind(
-                &dir.join(index::files::RED_TITLES),
-                index::kinds::RED_TITLES,
-                red_keys,
-            )?,
-        );
-        put(
-            files,
-            index::files::RED_IN,
-            csr::write(
-                &dir.join(index::files::RED_IN),
-                index::kinds::RED_IN,
-                &red_in,
-            )?,
-        );
-        drop(red_in);
-
-        // Categories → members.
-        let mut order: Vec<u32> = (0..self.cat_names.len() as u32).collect();
-        order
-            .sort_unstable_by(|&a, &b| self.cat_names[a as usize].cmp(&self.cat_names[b as usize]));
-        let mut rank = vec![0u32; order.len()];
-        for (r, &c) in order.iter().enumerate() {
-            rank[c as usize] = r as u32;
-        }
-        let ranked: Vec<Vec<u32>> = self
-            .page_cats
-            .iter()
-            .map(|cs| cs.iter().map(|&c| rank[c as usize]).collect())
-            .collect();
-        let members = csr::transpose(&ranked, order.len());
-        counts.categories = order.len() as u64;
-        let cat_keys: Vec<(Vec<u8>, u64)> = order
-            .iter()
-            .enumerate()
-            .map(|(r, &c)| (self.cat_names[c as usize].as_bytes().to_vec(), r as u64))
-            .collect();
-        put(
-            files,
-            index::files::CATEGORIES,
-            index::write_titles_kind(
-                &dir.join(index::files::CATEGORIES),
-                index::kinds::CATEGORIES,
-                cat_keys,
-            )?,
-        );
-        put(
-            files,
-            index::files::CATEGORY_MEMBERS,
-            csr::write(
-                &dir.join(index::files::CATEGORY_MEMBERS),
-                index::kinds::CATEGORY_MEMBERS,
-                &members,
-            )?,
-        );
-
-        // Redirects that end on each page.
-        let mut redirects: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, p) in pages.iter().enumerate() {
-            if let Some(rd) = &p.rec.redirect
-                && let Resolution::Page { page, .. } = rd.resolution
-            {
-                redirects[page as usize].push(i as u32);
-            }
-        }
-        put(
-            files,
-            index::files::REDIRECTS_TO,
-            csr::write(
-                &dir.join(index::files::REDIRECTS_TO),
-                index::kinds::REDIRECTS_TO,
-                &redirects,
-            )?,
-        );
-        Ok(())
+        let mut out = links?;
+        let cats = cats?;
+        out.files.extend(cats.files);
+        out.spills.extend(cats.spills);
+        out.categories = cats.categories;
+        Ok(out)
     }
 }
 
-fn put(files: &mut BTreeMap<String, u64>, name: &str, size: u64) {
-    files.insert(name.to_string(), size);
+fn write_links(
+    links: Sorter<KeyVal>,
+    dir: &Path,
+    tmp: &Path,
+    titles: &KeySpool,
+    pages: u64,
+    budget: &Budget,
+) -> Result<GraphOut, IndexError> {
+    let mut out = GraphOut::default();
+    let sorted = links.finish()?;
+    out.spills.insert("links".into(), sorted.spilled);
+    let mut out_edges: Sorter<u64> = Sorter::new("links-out", tmp, budget.share(0.35));
+    let mut in_edges: Sorter<u64> = Sorter::new("links-in", tmp, budget.share(0.35));
+    let mut red = KeySpool::create(&tmp.join("red-titles.spool"))?;
+    let mut red_in = CsrWriter::create(&dir.join(index::files::RED_IN), index::kinds::RED_IN, tmp)?;
+    let mut titles = titles.iter()?.peekable();
+    // The key being joined, the page it names (`None`: a red link) and, for a red link,
+    // its sources so far.
+    let mut current: Option<(Box<[u8]>, Option<u32>)> = None;
+    let mut red_row: Vec<u32> = Vec::new();
+    let mut end_red = |key: &[u8], row: &mut Vec<u32>| -> Result<(), IndexError> {
+        red.push(key, red_in.rows())?;
+        red_in.push_row(row)?;
+        row.clear();
+        Ok(())
+    };
+    for link in sorted {
+        let KeyVal { key, val: source } = link?;
+        if current.as_ref().is_none_or(|(k, _)| *k != key) {
+            if let Some((k, None)) = &current {
+                end_red(k, &mut red_row)?;
+            }
+            // Titles before this key have no (more) links to them.
+            let mut page = None;
+            while let Some(t) = titles.peek() {
+                match t {
+                    Err(_) => return Err(titles.next().expect("peeked").unwrap_err()),
+                    Ok((k, _)) if k.as_slice() < &key[..] => {
+                        titles.next();
+                    }
+                    Ok((k, p)) => {
+                        if k.as_slice() == &key[..] {
+                            page = Some(*p as u32);
+                        }
+                        break;
+                    }
+                }
+            }
+            current = Some((key, page));
+        }
+        match current.as_ref().and_then(|c| c.1) {
+            Some(target) => {
+                out_edges.push(pair(source, target))?;
+                in_edges.push(pair(target, source))?;
+            }
+            None if red_row.last() == Some(&source) => {}
+            None => red_row.push(source),
+        }
+    }
+    if let Some((k, None)) = &current {
+        end_red(k, &mut red_row)?;
+    }
+    red.close()?;
+    out.red_titles = red.len();
+    let (red_map, red_in_file) = rayon::join(
+        || {
+            red.write_map(
+                &dir.join(index::files::RED_TITLES),
+                index::kinds::RED_TITLES,
+                tmp,
+            )
+        },
+        || red_in.finish(),
+    );
+    out.files.insert(index::files::RED_TITLES.into(), red_map?);
+    out.files.insert(index::files::RED_IN.into(), red_in_file?);
+    let (o, i) = rayon::join(
+        || {
+            write_pairs(
+                out_edges,
+                &dir.join(index::files::LINKS_OUT),
+                index::kinds::LINKS_OUT,
+                pages,
+                tmp,
+            )
+        },
+        || {
+            write_pairs(
+                in_edges,
+                &dir.join(index::files::LINKS_IN),
+                index::kinds::LINKS_IN,
+                pages,
+                tmp,
+            )
+        },
+    );
+    let (o, i) = (o?, i?);
+    out.links = o.values;
+    for (name, w) in [(index::files::LINKS_OUT, o), (index::files::LINKS_IN, i)] {
+        out.files.insert(name.into(), w.size);
+        out.spills
+            .insert(name.trim_end_matches(".csr").into(), w.spilled);
+    }
+    Ok(out)
+}
+
+fn write_categories(cats: Sorter<KeyVal>, dir: &Path, tmp: &Path) -> Result<GraphOut, IndexError> {
+    let mut out = GraphOut::default();
+    let sorted = cats.finish()?;
+    out.spills.insert("categories".into(), sorted.spilled);
+    let mut names = KeySpool::create(&tmp.join("categories.spool"))?;
+    let mut members = CsrWriter::create(
+        &dir.join(index::files::CATEGORY_MEMBERS),
+        index::kinds::CATEGORY_MEMBERS,
+        tmp,
+    )?;
+    let mut current: Option<Box<[u8]>> = None;
+    let mut row: Vec<u32> = Vec::new();
+    for c in sorted {
+        let KeyVal { key, val: page } = c?;
+        if current.as_ref() != Some(&key) {
+            if let Some(k) = current.take() {
+                names.push(&k, members.rows())?;
+                members.push_row(&row)?;
+                row.clear();
+            }
+            current = Some(key);
+        }
+        if row.last() != Some(&page) {
+            row.push(page);
+        }
+    }
+    if let Some(k) = current {
+        names.push(&k, members.rows())?;
+        members.push_row(&row)?;
+    }
+    names.close()?;
+    out.categories = names.len();
+    out.files.insert(
+        index::files::CATEGORIES.into(),
+        names.write_map(
+            &dir.join(index::files::CATEGORIES),
+            index::kinds::CATEGORIES,
+            tmp,
+        )?,
+    );
+    out.files
+        .insert(index::files::CATEGORY_MEMBERS.into(), members.finish()?);
+    Ok(out)
+}
+
+/// An adjacency file written from sorted pairs.
+pub(super) struct PairsWritten {
+    pub size: u64,
+    /// Values written (pairs without duplicates).
+    pub values: u64,
+    pub spilled: u64,
+}
+
+/// Writes `rows` rows of an adjacency file from `(row, value)` pairs: duplicates dropped,
+/// rows without pairs empty.
+pub(super) fn write_pairs(
+    pairs: Sorter<u64>,
+    path: &Path,
+    kind: u32,
+    rows: u64,
+    tmp: &Path,
+) -> Result<PairsWritten, IndexError> {
+    let sorted = pairs.finish()?;
+    let spilled = sorted.spilled;
+    let mut w = CsrWriter::create(path, kind, tmp)?;
+    let mut row: Vec<u32> = Vec::new();
+    let mut current: Option<u32> = None;
+    let mut last = None;
+    let mut values = 0u64;
+    for x in sorted {
+        let x = x?;
+        if last == Some(x) {
+            continue;
+        }
+        last = Some(x);
+        let (r, v) = unpair(x);
+        if current != Some(r) {
+            if let Some(c) = current {
+                w.pad_to(c as u64)?;
+                w.push_row(&row)?;
+                row.clear();
+            }
+            current = Some(r);
+        }
+        row.push(v);
+        values += 1;
+    }
+    if let Some(c) = current {
+        w.pad_to(c as u64)?;
+        w.push_row(&row)?;
+    }
+    w.pad_to(rows)?;
+    Ok(PairsWritten {
+        size: w.finish()?,
+        values,
+        spilled,
+    })
 }

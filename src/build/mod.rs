@@ -10,15 +10,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+mod extsort;
 mod graph;
+mod redirects;
 
 use sha2::{Digest, Sha256};
 
+use extsort::{KeyVal, Sorter};
 use graph::GraphBuilder;
+use rayon::prelude::*;
+use redirects::{RedirectSpool, Redirects};
 
 use crate::dump::{Dump, DumpError, Location, RawPage};
 use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
-use crate::index::{self, IndexError, PageRecord, Redirect, Resolution, Staging, StoreWriter};
+use crate::index::{
+    self, IndexError, KeySpool, PageRecord, Resolution, Staging, Store, StoreWriter, TitleMap,
+    WarningsWriter,
+};
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::{InterwikiProfile, Title, TitleCodec};
 use crate::wikitext::{self, PageStructure};
@@ -39,6 +47,27 @@ pub struct BuildOptions {
     /// Build only pages and titles (what `resolve` and `export pages|redirects` need):
     /// wikitext is not parsed, so no structure, link graph or text (`text` is ignored).
     pub pages_only: bool,
+    /// Bytes the build's sorters may hold before spilling runs to disk
+    /// ([`DEFAULT_MEMORY_BUDGET`] when `None`).
+    pub memory_budget: Option<u64>,
+    /// Where temporary files go (a directory inside the new index's staging directory
+    /// when `None`).
+    pub tmp_dir: Option<PathBuf>,
+}
+
+/// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
+/// build's peak stays near 1 GB on enwiki-sized dumps (see README, "Full English
+/// Wikipedia"); more only saves merge passes, which are sequential reads.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 512 << 20;
+
+/// The memory budget, shared out to the sorters that are alive at the same time.
+pub(crate) struct Budget(u64);
+
+impl Budget {
+    /// A `fraction` of the budget, in bytes.
+    pub fn share(&self, fraction: f64) -> usize {
+        (self.0 as f64 * fraction) as usize
+    }
 }
 
 /// Errors of a build: the dump's or the index's.
@@ -72,14 +101,7 @@ impl Progress for NoProgress {
     fn finish(&self) {}
 }
 
-/// A non-fatal finding about one page, kept in the index (`warnings.jsonl`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Warning {
-    pub page_id: u64,
-    pub title: String,
-    pub kind: String,
-    pub message: String,
-}
+pub use crate::index::Warning;
 
 /// The result of a successful build.
 #[derive(Debug, Clone)]
@@ -222,16 +244,21 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
     }
     // List pages are recognized from their structure; not at all without it.
     let list_page = ctx.parse && crate::lists::is_list_page(&title, &structure, lang);
-    let link_keys = structure
+    // Sorted and unique here, on the workers, so the consumer only forwards them.
+    let mut link_keys: Vec<Vec<u8>> = structure
         .links
         .iter()
         .map(|l| index::titles_key(l.ns, &l.dbkey))
         .collect();
-    let categories = structure
+    link_keys.sort_unstable();
+    link_keys.dedup();
+    let mut categories: Vec<String> = structure
         .categories
         .iter()
         .map(|c| c.dbkey.clone())
         .collect();
+    categories.sort_unstable();
+    categories.dedup();
     let encoded = if ctx.parse {
         index::encode(&structure).map_err(|e| bad(e.to_string()))?
     } else {
@@ -259,6 +286,55 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
     })
 }
 
+/// Writes `pages.rec` from the records spooled while reading, with each redirect's
+/// resolution filled in, and counts the redirects. Records are re-encoded in parallel a
+/// chunk at a time and written in page order; each redirect that ends on a page is
+/// handed to `redirects_to` as (target, redirect).
+fn write_pages(
+    dir: &Path,
+    spooled: &Store<PageRecord>,
+    redirects: &Redirects,
+    counts: &mut Counts,
+    mut redirects_to: Option<&mut Sorter<u64>>,
+) -> Result<u64, IndexError> {
+    const CHUNK: usize = 1 << 14;
+    let mut w =
+        StoreWriter::<PageRecord>::create(&dir.join(index::files::PAGES), index::kinds::PAGES)?;
+    for start in (0..spooled.len()).step_by(CHUNK) {
+        let end = (start + CHUNK).min(spooled.len());
+        let chunk = (start..end)
+            .into_par_iter()
+            .map(|i| -> Result<_, IndexError> {
+                let mut rec = spooled.get(i)?;
+                rec.redirect = match redirects.ordinal(i as u32) {
+                    Some(k) => Some(redirects.redirect(k)?),
+                    None => None,
+                };
+                Ok((index::encode(&rec)?, rec.redirect.map(|r| r.resolution)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, (bytes, resolution)) in (start..end).zip(chunk) {
+            w.push_encoded(&bytes)?;
+            let Some(res) = resolution else { continue };
+            counts.redirects += 1;
+            match res {
+                Resolution::Missing { .. } => counts.broken_redirects += 1,
+                Resolution::Loop { .. } => counts.redirect_loops += 1,
+                Resolution::Interwiki { .. } => counts.interwiki_redirects += 1,
+                Resolution::Page { page, .. } => {
+                    if let Some(pairs) = redirects_to.as_deref_mut() {
+                        pairs.push(extsort::pair(page, i as u32))?;
+                    }
+                }
+            }
+            if res.hops() > 1 {
+                counts.double_redirects += 1;
+            }
+        }
+    }
+    w.finish()
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -274,89 +350,6 @@ fn file_digest(path: &Path) -> Result<FileDigest, DumpError> {
         size: bytes.len() as u64,
         sha256: sha256_hex(&bytes),
     })
-}
-
-/// Follows the redirect chain starting at page `start`.
-fn resolve(start: usize, pages: &[PageOut], find: &dyn Fn(i32, &str) -> Option<u32>) -> Resolution {
-    let mut visited = vec![start];
-    let mut cur = start;
-    let mut hops = 0u32;
-    let mut fragment = None;
-    loop {
-        let t = pages[cur]
-            .target
-            .as_ref()
-            .expect("only redirects are followed");
-        hops += 1;
-        if t.fragment.is_some() {
-            fragment = t.fragment.clone();
-        }
-        if t.interwiki.is_some() {
-            return Resolution::Interwiki { hops };
-        }
-        match find(t.ns, &t.dbkey) {
-            None => {
-                return Resolution::Missing {
-                    hops,
-                    ns: t.ns,
-                    dbkey: t.dbkey.clone(),
-                };
-            }
-            Some(next) => {
-                let next = next as usize;
-                if visited.contains(&next) {
-                    return Resolution::Loop { hops };
-                }
-                if pages[next].target.is_none() {
-                    return Resolution::Page {
-                        page: next as u32,
-                        hops,
-                        fragment,
-                    };
-                }
-                visited.push(next);
-                cur = next;
-            }
-        }
-    }
-}
-
-/// Resolves every redirect's chain and fills the redirect and namespace counts.
-fn resolve_redirects(
-    pages: &mut [PageOut],
-    find: &dyn Fn(i32, &str) -> Option<u32>,
-    counts: &mut Counts,
-) {
-    let resolutions: Vec<Option<Resolution>> = pages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| p.target.as_ref().map(|_| resolve(i, pages, find)))
-        .collect();
-    for (p, res) in pages.iter_mut().zip(resolutions) {
-        *counts.by_namespace.entry(p.rec.ns).or_default() += 1;
-        counts.text_bytes += p.rec.len;
-        let (Some(t), Some(res)) = (&p.target, res) else {
-            continue;
-        };
-        counts.redirects += 1;
-        match &res {
-            Resolution::Missing { .. } => counts.broken_redirects += 1,
-            Resolution::Loop { .. } => counts.redirect_loops += 1,
-            Resolution::Interwiki { .. } => counts.interwiki_redirects += 1,
-            Resolution::Page { .. } => {}
-        }
-        if res.hops() > 1 {
-            counts.double_redirects += 1;
-        }
-        p.rec.redirect = Some(Redirect {
-            ns: t.ns,
-            dbkey: t.dbkey.clone(),
-            fragment: t.fragment.clone(),
-            interwiki: t.interwiki.clone(),
-            resolution: res,
-        });
-    }
-    counts.pages = pages.len() as u64;
 }
 
 /// Builds an index from a dump. `cancel` aborts cleanly (the previous index stays).
@@ -399,8 +392,10 @@ fn build_in_pool(
         .clone()
         .unwrap_or_else(|| Path::new("index").join(sanitize_dirname(&site.dbname)));
     let staging = Staging::begin(&target_dir)?;
-
     let dir = staging.dir().to_path_buf();
+    let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
+    let tmp = spill.path().to_path_buf();
+    let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
     let parse = !opts.pages_only;
     let with_text = opts.text && parse;
     let mut structures: Option<StoreWriter<PageStructure>> = if parse {
@@ -411,7 +406,7 @@ fn build_in_pool(
     } else {
         None
     };
-    let mut graph = GraphBuilder::default();
+    let mut graph = parse.then(|| GraphBuilder::new(&tmp, &budget));
     let mut text_store: Option<StoreWriter<crate::text::PageText>> = if with_text {
         Some(StoreWriter::create(
             &dir.join(index::files::TEXT),
@@ -433,52 +428,70 @@ fn build_in_pool(
         docs: maker.as_ref(),
         parse,
     };
+    // Page records without their redirect resolution (patched in once all titles are
+    // known), every title, every redirect target: each leaves memory as its page passes.
+    let pages_tmp_path = tmp.join("pages.tmp");
+    let mut pages_tmp: StoreWriter<PageRecord> =
+        StoreWriter::create(&pages_tmp_path, index::kinds::PAGES)?;
+    let mut titles: Sorter<KeyVal> = Sorter::new("titles", &tmp, budget.share(0.15));
+    let mut redirect_spool = RedirectSpool::create(&tmp)?;
+    let mut warnings = WarningsWriter::create(&dir.join(index::files::WARNINGS))?;
+    let mut counts = Counts::default();
     let (sha, read) = std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
-        // Reserved exactly once the multistream index (read on its own thread) says how
-        // many: grown by doubling, the vector ends up to twice the size it needs
-        // (measured: 25 MB less peak RSS on the 183k-page dump).
-        let mut pages: Vec<PageOut> = Vec::new();
+        let mut n: u32 = 0;
         let read = dump.pages(
             |raw, loc| to_page(raw, loc, &ctx),
             |mut p| {
-                if pages.len() == pages.capacity() {
-                    match dump.indexed_pages().map(|n| n as usize) {
-                        Some(n) if n > pages.len() => pages.reserve_exact(n - pages.len()),
-                        _ => pages.reserve(1),
-                    }
-                }
                 let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
+                // Page numbers are u32 everywhere; u32::MAX is the "missing" marker.
+                if n == u32::MAX - 1 {
+                    return Err(DumpError::Internal {
+                        message: format!("more than {} pages", u32::MAX - 1),
+                    });
+                }
                 if let Some(ts) = text_store.as_mut() {
                     ts.push_encoded(&p.text).map_err(consumer)?;
                 }
                 if let Some(ti) = text_index.as_ref() {
-                    ti.add_docs(pages.len() as u32, std::mem::take(&mut p.docs))
+                    ti.add_docs(n, std::mem::take(&mut p.docs))
                         .map_err(|e| DumpError::Consumer(Box::new(e)))?;
                 }
-                p.text = Vec::new();
-                if let Some(st) = structures.as_mut() {
-                    graph.add_page(
+                if let (Some(st), Some(g)) = (structures.as_mut(), graph.as_mut()) {
+                    g.add_page(
+                        n,
                         std::mem::take(&mut p.link_keys),
                         std::mem::take(&mut p.categories),
-                    );
+                    )
+                    .map_err(consumer)?;
                     st.push_encoded(&p.structure).map_err(consumer)?;
-                    p.structure = Vec::new();
                 }
-                pages.push(p);
+                titles
+                    .push(KeyVal {
+                        key: index::titles_key(p.rec.ns, &p.rec.dbkey).into_boxed_slice(),
+                        val: n,
+                    })
+                    .map_err(consumer)?;
+                if let Some(t) = &p.target {
+                    redirect_spool.push(n, t).map_err(consumer)?;
+                }
+                for w in &p.warnings {
+                    warnings.push(w).map_err(consumer)?;
+                }
+                *counts.by_namespace.entry(p.rec.ns).or_default() += 1;
+                counts.text_bytes += p.rec.len;
+                pages_tmp.push(&p.rec).map_err(consumer)?;
+                n += 1;
                 Ok(())
             },
             |done| progress.advance(done),
             cancel,
         );
         progress.finish();
-        (
-            hasher.join().expect("hashing thread"),
-            read.map(|stats| (stats, pages)),
-        )
+        (hasher.join().expect("hashing thread"), read)
     });
-    let (stats, mut pages) = match read {
+    let stats = match read {
         Ok(v) => v,
         Err(DumpError::Consumer(e)) => match e.downcast::<IndexError>() {
             Ok(ie) => return Err(BuildError::Index(*ie)),
@@ -499,17 +512,27 @@ fn build_in_pool(
         Some(p) => Some(file_digest(p)?),
         None => None,
     };
-
-    // Title map, with duplicate detection.
-    let mut keys: Vec<(Vec<u8>, u64)> = pages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (index::titles_key(p.rec.ns, &p.rec.dbkey), i as u64))
-        .collect();
-    rayon::slice::ParallelSliceMut::par_sort_unstable(keys.as_mut_slice());
-    for w in keys.windows(2) {
-        if w[0].0 == w[1].0 {
-            let (a, b) = (&pages[w[0].1 as usize].rec, &pages[w[1].1 as usize].rec);
+    let page_count = pages_tmp.len() as u64;
+    counts.pages = page_count;
+    counts.xml_bytes = stats.decompressed_bytes;
+    pages_tmp.finish()?;
+    let pages_tmp: Store<PageRecord> = Store::open(&pages_tmp_path, index::kinds::PAGES)?;
+    let mut files = BTreeMap::new();
+    let mut spills = BTreeMap::new();
+    // Every title in key order, with duplicate detection.
+    let sorted_titles = titles.finish()?;
+    spills.insert("titles".to_string(), sorted_titles.spilled);
+    let mut title_keys = KeySpool::create(&tmp.join("titles.spool"))?;
+    let mut previous: Option<KeyVal> = None;
+    for kv in sorted_titles {
+        let kv = kv?;
+        if let Some(prev) = &previous
+            && prev.key == kv.key
+        {
+            let (a, b) = (
+                pages_tmp.get(prev.val as usize)?,
+                pages_tmp.get(kv.val as usize)?,
+            );
             return Err(DumpError::DuplicateTitle {
                 path: opts.dump.clone(),
                 title: codec.prefixed_text(a.ns, &a.dbkey),
@@ -518,67 +541,80 @@ fn build_in_pool(
             }
             .into());
         }
+        title_keys.push(&kv.key, kv.val as u64)?;
+        previous = Some(kv);
     }
-    let find = |ns: i32, dbkey: &str| -> Option<u32> {
-        let k = index::titles_key(ns, dbkey);
-        keys.binary_search_by(|(key, _)| key.as_slice().cmp(&k))
-            .ok()
-            .map(|i| keys[i].1 as u32)
-    };
-
-    // The title map is built while redirects are resolved and the other stores written.
-    let titles_path = dir.join(index::files::TITLES);
-    let mut titles_result = None;
-    let mut counts = Counts::default();
-    let mut files = BTreeMap::new();
-    let mut stores_result: Result<Vec<Warning>, IndexError> = Ok(Vec::new());
-    // The full-text index's final commit runs on its own thread, alongside the rest.
+    drop(previous);
+    title_keys.close()?;
+    // The full-text index's final commit runs on its own thread, alongside the rest
+    // (started only now: an error above must not leave it writing into the staging
+    // directory being removed).
     let text_commit = text_index.map(|ti| std::thread::spawn(move || ti.finish()));
-    rayon::scope(|scope| {
-        scope.spawn(|_| titles_result = Some(index::write_titles(&titles_path, &keys)));
-        stores_result = (|| {
-            resolve_redirects(&mut pages, &find, &mut counts);
-            counts.xml_bytes = stats.decompressed_bytes;
-            if let Some(st) = structures {
-                files.insert(index::files::STRUCTURE.to_string(), st.finish()?);
+    timings.push(("sort titles".into(), mark.elapsed().as_secs_f64()));
+    mark = Instant::now();
+
+    // The title map, then redirects and pages; beside them, the link graph.
+    let (pages_side, graph_side) = rayon::join(
+        || -> Result<_, IndexError> {
+            let titles_path = dir.join(index::files::TITLES);
+            let titles_size = title_keys.write_map(&titles_path, index::kinds::TITLES, &tmp)?;
+            let title_map = TitleMap::open(&titles_path)?;
+            let redirects = redirect_spool.resolve_with(&title_map)?;
+            let mut redirects_to =
+                parse.then(|| Sorter::new("redirects-to", &tmp, budget.share(0.1)));
+            let mut c = Counts::default();
+            let pages_size =
+                write_pages(&dir, &pages_tmp, &redirects, &mut c, redirects_to.as_mut())?;
+            let redirects_to = match redirects_to {
+                Some(pairs) => Some(graph::write_pairs(
+                    pairs,
+                    &dir.join(index::files::REDIRECTS_TO),
+                    index::kinds::REDIRECTS_TO,
+                    page_count,
+                    &tmp,
+                )?),
+                None => None,
+            };
+            Ok((titles_size, pages_size, redirects_to, c))
+        },
+        || -> Result<_, IndexError> {
+            match graph {
+                Some(g) => g
+                    .write(&dir, &tmp, &title_keys, page_count, &budget)
+                    .map(Some),
+                None => Ok(None),
             }
-            let warnings: Vec<Warning> = pages
-                .iter_mut()
-                .flat_map(|p| std::mem::take(&mut p.warnings))
-                .collect();
-            let (graph_files, page_files) = rayon::join(
-                || -> Result<_, IndexError> {
-                    let mut f = BTreeMap::new();
-                    let mut c = Counts::default();
-                    if parse {
-                        graph.write(&dir, &pages, &keys, &mut f, &mut c)?;
-                    }
-                    Ok((f, c))
-                },
-                || -> Result<_, IndexError> {
-                    let mut w =
-                        StoreWriter::create(&dir.join(index::files::PAGES), index::kinds::PAGES)?;
-                    for p in &pages {
-                        w.push(&p.rec)?;
-                    }
-                    w.finish()
-                },
-            );
-            let (graph_files, graph_counts) = graph_files?;
-            files.extend(graph_files);
-            files.insert(index::files::PAGES.to_string(), page_files?);
-            counts.links = graph_counts.links;
-            counts.red_titles = graph_counts.red_titles;
-            counts.categories = graph_counts.categories;
-            Ok(warnings)
-        })();
-    });
-    let warnings = stores_result?;
+        },
+    );
+    // Joined before any error is returned: the thread writes into the staging directory.
+    let text_done = text_commit.map(|handle| handle.join());
+    let (titles_size, pages_size, redirects_to, c) = pages_side?;
+    files.insert(index::files::TITLES.to_string(), titles_size);
+    files.insert(index::files::PAGES.to_string(), pages_size);
+    if let Some(w) = redirects_to {
+        files.insert(index::files::REDIRECTS_TO.to_string(), w.size);
+        spills.insert("redirects-to".to_string(), w.spilled);
+    }
+    counts.redirects = c.redirects;
+    counts.broken_redirects = c.broken_redirects;
+    counts.redirect_loops = c.redirect_loops;
+    counts.interwiki_redirects = c.interwiki_redirects;
+    counts.double_redirects = c.double_redirects;
+    if let Some(g) = graph_side? {
+        files.extend(g.files);
+        spills.extend(g.spills);
+        counts.links = g.links;
+        counts.red_titles = g.red_titles;
+        counts.categories = g.categories;
+    }
+    if let Some(st) = structures {
+        files.insert(index::files::STRUCTURE.to_string(), st.finish()?);
+    }
     if let Some(ts) = text_store {
         files.insert(index::files::TEXT.to_string(), ts.finish()?);
     }
-    if let Some(handle) = text_commit {
-        handle.join().map_err(|_| DumpError::Internal {
+    if let Some(joined) = text_done {
+        joined.map_err(|_| DumpError::Internal {
             message: "the full-text index thread panicked".into(),
         })??;
         files.insert(
@@ -586,13 +622,12 @@ fn build_in_pool(
             dir_size(&dir.join(crate::text::search::DIR)),
         );
     }
-    let titles_size = titles_result.expect("the title map task ran")?;
-    files.insert(index::files::TITLES.to_string(), titles_size);
-    counts.warnings = warnings.len() as u64;
-    files.insert(
-        index::files::WARNINGS.to_string(),
-        index::write_warnings(&dir.join(index::files::WARNINGS), &warnings)?,
-    );
+    let (warning_count, warnings_size) = warnings.finish()?;
+    counts.warnings = warning_count;
+    files.insert(index::files::WARNINGS.to_string(), warnings_size);
+    drop(title_keys);
+    drop(pages_tmp);
+    drop(spill);
 
     let dump_name = opts
         .dump
@@ -600,7 +635,7 @@ fn build_in_pool(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     timings.push((
-        "resolve redirects, write stores".into(),
+        "title map, redirects, link graph, stores".into(),
         mark.elapsed().as_secs_f64(),
     ));
     let manifest = Manifest {
@@ -624,6 +659,8 @@ fn build_in_pool(
             pages_only: opts.pages_only,
             seconds: started.elapsed().as_secs_f64(),
             phases: timings,
+            memory_budget: budget.0,
+            sort_runs: spills,
         },
         counts,
         files,

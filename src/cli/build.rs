@@ -37,6 +37,15 @@ pub struct Args {
     /// fastest build; the index answers `info`, `resolve` and `export pages|redirects`.
     #[arg(long)]
     pages_only: bool,
+    /// Memory the build's sorters may hold before spilling sorted runs to disk, e.g.
+    /// 512M, 2G (default 512M). More memory only saves merge passes; the index is the
+    /// same byte for byte whatever the budget.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    memory_budget: Option<u64>,
+    /// Directory for temporary files (sort runs, spools); default: beside the new
+    /// index. Removed when the build ends; after a kill, by the next build.
+    #[arg(long, value_name = "DIR")]
+    tmp_dir: Option<PathBuf>,
     /// Print the summary as JSON (the manifest).
     #[arg(long)]
     json: bool,
@@ -60,6 +69,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         interwiki: args.interwiki,
         text: !args.no_text,
         pages_only: args.pages_only,
+        memory_budget: args.memory_budget,
+        tmp_dir: args.tmp_dir.clone(),
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)
@@ -71,6 +82,31 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         summary(&mut out, &report.dir, &report.manifest)?;
     }
     Ok(Outcome::Success)
+}
+
+/// A size with an optional binary suffix: `4096`, `64K`, `512M`, `2G` (also `KiB`…).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (examples: 4096, 64K, 512M, 2G)"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?} in {text:?} (use K, M, G or T)"
+            ));
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("{text:?} is not a usable size"))
 }
 
 /// The human-readable build summary.

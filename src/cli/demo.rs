@@ -41,6 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         interwiki: InterwikiProfile::Auto,
         text: true,
         pages_only: false,
+        memory_budget: None,
+        tmp_dir: None,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

@@ -3,7 +3,9 @@
 //! Used for the link graph (out- and in-links), category members and redirects. Rows are
 //! slices of one array, so a row is found with two offset reads and nothing is decoded.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use super::IndexError;
 use super::file::{FramedFile, FramedWriter};
@@ -32,6 +34,101 @@ pub fn write(path: &Path, kind: u32, rows: &[Vec<u32>]) -> Result<u64, IndexErro
     }
     w.write(&buf)?;
     w.finish()
+}
+
+/// Writes an adjacency file row by row, for graphs too large to hold: the values and the
+/// row ends go to two temporary files under `tmp`, which [`CsrWriter::finish`] copies
+/// into place behind the row count. The bytes equal [`write`]'s for the same rows.
+pub struct CsrWriter {
+    path: PathBuf,
+    kind: u32,
+    ends: TempPart,
+    values: TempPart,
+    rows: u64,
+    total: u64,
+}
+
+/// A temporary file written through a buffer and removed when dropped.
+struct TempPart {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl TempPart {
+    fn create(path: PathBuf) -> Result<TempPart, IndexError> {
+        let file = File::create(&path).map_err(|e| IndexError::io(&path, e))?;
+        Ok(TempPart {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path,
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| IndexError::io(&self.path, e))
+    }
+
+    fn flush(&mut self) -> Result<(), IndexError> {
+        self.out.flush().map_err(|e| IndexError::io(&self.path, e))
+    }
+}
+
+impl Drop for TempPart {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl CsrWriter {
+    pub fn create(path: &Path, kind: u32, tmp: &Path) -> Result<CsrWriter, IndexError> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(CsrWriter {
+            path: path.to_path_buf(),
+            kind,
+            ends: TempPart::create(tmp.join(format!("{name}.ends")))?,
+            values: TempPart::create(tmp.join(format!("{name}.values")))?,
+            rows: 0,
+            total: 0,
+        })
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Appends one row (sorted by the caller).
+    pub fn push_row(&mut self, row: &[u32]) -> Result<(), IndexError> {
+        for v in row {
+            self.values.write(&v.to_le_bytes())?;
+        }
+        self.total += row.len() as u64;
+        self.rows += 1;
+        self.ends.write(&self.total.to_le_bytes())
+    }
+
+    /// Appends empty rows until there are `rows` rows.
+    pub fn pad_to(&mut self, rows: u64) -> Result<(), IndexError> {
+        while self.rows < rows {
+            self.push_row(&[])?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<u64, IndexError> {
+        self.ends.flush()?;
+        self.values.flush()?;
+        let mut w = FramedWriter::create(&self.path, self.kind)?;
+        w.write(&self.rows.to_le_bytes())?;
+        w.write(&0u64.to_le_bytes())?;
+        w.copy_file(&self.ends.path)?;
+        w.copy_file(&self.values.path)?;
+        w.finish()
+    }
 }
 
 /// Reads rows by number.
@@ -117,4 +214,38 @@ pub fn transpose(rows: &[Vec<u32>], n_out: usize) -> Vec<Vec<u32>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_rows_give_the_same_file_as_rows_in_memory() {
+        let rows: Vec<Vec<u32>> = (0..2_000u32)
+            .map(|i| (0..i % 7).map(|j| i * 3 + j).collect())
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mem = dir.path().join("mem.csr");
+        write(&mem, 4, &rows).unwrap();
+        let streamed = dir.path().join("streamed.csr");
+        let mut w = CsrWriter::create(&streamed, 4, dir.path()).unwrap();
+        for r in &rows[..1_500] {
+            w.push_row(r).unwrap();
+        }
+        // The tail rows are empty or not: pad the empty ones as the build does.
+        for (i, r) in rows.iter().enumerate().skip(1_500) {
+            w.pad_to(i as u64).unwrap();
+            if !r.is_empty() {
+                w.push_row(r).unwrap();
+            }
+        }
+        w.pad_to(rows.len() as u64).unwrap();
+        w.finish().unwrap();
+        assert!(std::fs::read(&mem).unwrap() == std::fs::read(&streamed).unwrap());
+        // Only the two files are left: the temporary parts are gone.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        let csr = Csr::open(&streamed, 4).unwrap();
+        assert_eq!(csr.row(1_234), rows[1_234]);
+    }
 }

@@ -56,6 +56,21 @@ impl FramedWriter {
             .map_err(|e| IndexError::io(&self.path, e))
     }
 
+    /// Appends the whole content of the file at `src` (a temporary part of this file,
+    /// such as an fst shard or an adjacency list's values).
+    pub fn copy_file(&mut self, src: &Path) -> Result<(), IndexError> {
+        let mut input = File::open(src).map_err(|e| IndexError::io(src, e))?;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n =
+                std::io::Read::read(&mut input, &mut buf).map_err(|e| IndexError::io(src, e))?;
+            if n == 0 {
+                return Ok(());
+            }
+            self.write(&buf[..n])?;
+        }
+    }
+
     /// Writes the footer and syncs the file to disk.
     pub fn finish(mut self) -> Result<u64, IndexError> {
         let crc = self.crc.clone().finalize();

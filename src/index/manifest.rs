@@ -65,6 +65,12 @@ pub struct BuildParams {
     /// Wall-clock seconds of each build phase.
     #[serde(default)]
     pub phases: Vec<(String, f64)>,
+    /// `--memory-budget` in bytes: what the build's sorters held at most.
+    #[serde(default)]
+    pub memory_budget: u64,
+    /// Sorted runs each sorter wrote to disk (0: it sorted in memory).
+    #[serde(default)]
+    pub sort_runs: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -19,7 +19,7 @@ pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
 pub use store::{Store, StoreWriter, encode};
 pub use titles::{
-    TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
+    KeySpool, TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
 };
 
 use crate::title::{InterwikiProfile, Title, TitleCodec};
@@ -58,6 +58,8 @@ pub mod kinds {
     pub const CATEGORY_MEMBERS: u32 = 9;
     pub const REDIRECTS_TO: u32 = 10;
     pub const TEXT: u32 = 11;
+    /// A build's temporary store of redirect targets (never part of an index).
+    pub const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
 }
 
 /// Errors opening, reading or writing an index.
@@ -418,19 +420,57 @@ impl Index {
     }
 }
 
-/// Writes the build warnings as JSON lines (one object per warning, in page order).
-pub fn write_warnings(path: &Path, warnings: &[crate::build::Warning]) -> Result<u64, IndexError> {
-    let mut text = String::new();
-    for w in warnings {
-        let line = serde_json::to_string(w).map_err(|e| IndexError::Encode {
+/// A non-fatal finding about one page, kept in the index (`warnings.jsonl`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Warning {
+    pub page_id: u64,
+    pub title: String,
+    pub kind: String,
+    pub message: String,
+}
+
+/// Writes `warnings.jsonl` as the build finds warnings (one JSON object per line, in
+/// page order), so none are held until the end.
+pub struct WarningsWriter {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    count: u64,
+    bytes: u64,
+}
+
+impl WarningsWriter {
+    pub fn create(path: &Path) -> Result<WarningsWriter, IndexError> {
+        let file = std::fs::File::create(path).map_err(|e| IndexError::io(path, e))?;
+        Ok(WarningsWriter {
+            path: path.to_path_buf(),
+            out: std::io::BufWriter::new(file),
+            count: 0,
+            bytes: 0,
+        })
+    }
+
+    pub fn push(&mut self, w: &Warning) -> Result<(), IndexError> {
+        let mut line = serde_json::to_vec(w).map_err(|e| IndexError::Encode {
             what: "warning",
             message: e.to_string(),
         })?;
-        text.push_str(&line);
-        text.push('\n');
+        line.push(b'\n');
+        std::io::Write::write_all(&mut self.out, &line)
+            .map_err(|e| IndexError::io(&self.path, e))?;
+        self.count += 1;
+        self.bytes += line.len() as u64;
+        Ok(())
     }
-    std::fs::write(path, &text).map_err(|e| IndexError::io(path, e))?;
-    Ok(text.len() as u64)
+
+    /// Flushes and syncs the file: (warnings written, file size).
+    pub fn finish(self) -> Result<(u64, u64), IndexError> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| IndexError::io(&self.path, e.into_error()))?;
+        file.sync_all().map_err(|e| IndexError::io(&self.path, e))?;
+        Ok((self.count, self.bytes))
+    }
 }
 
 /// Where queries look when no `--index` is given: `$WIKIWIT_INDEX`, else the only index

@@ -16,11 +16,13 @@ use super::{IndexError, manifest};
 /// A build in progress: the lock on the target and the temporary directory.
 pub struct Staging {
     target: PathBuf,
+    name: String,
     tmp: TempDir,
     _lock: File,
 }
 
 const TMP_PREFIX: &str = ".wikiwit-building-";
+const SPILL_PREFIX: &str = ".wikiwit-spill-";
 
 impl Staging {
     /// Prepares to build `target`: refuses to replace a directory that is not a wikiwit
@@ -69,13 +71,14 @@ impl Staging {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(IndexError::io(&lock_path, e)),
         }
-        remove_stale(&parent, &name);
+        remove_stale(&parent, &format!("{TMP_PREFIX}{name}-"));
         let tmp = tempfile::Builder::new()
             .prefix(&format!("{TMP_PREFIX}{name}-"))
             .tempdir_in(&parent)
             .map_err(|e| IndexError::io(&parent, e))?;
         Ok(Staging {
             target: target.to_path_buf(),
+            name,
             tmp,
             _lock: lock,
         })
@@ -84,6 +87,29 @@ impl Staging {
     /// Where the new index's files go.
     pub fn dir(&self) -> &Path {
         self.tmp.path()
+    }
+
+    /// A directory for the build's temporary files (sort runs, spools): inside the
+    /// staging directory, or under `tmp` (`--tmp-dir`, e.g. another disk). It is removed
+    /// when dropped; after a kill, the next build of the same target removes it (the
+    /// name carries the target's name and a hash of its path, and the lock says no
+    /// build of that target is running).
+    pub fn spill_dir(&self, tmp: Option<&Path>) -> Result<TempDir, IndexError> {
+        let (parent, prefix) = match tmp {
+            None => (self.tmp.path().to_path_buf(), ".spill-".to_string()),
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|e| IndexError::io(d, e))?;
+                let target = std::path::absolute(&self.target).unwrap_or(self.target.clone());
+                let hash = crc32fast::hash(target.as_os_str().as_encoded_bytes());
+                let prefix = format!("{SPILL_PREFIX}{}-{hash:08x}-", self.name);
+                remove_stale(d, &prefix);
+                (d.to_path_buf(), prefix)
+            }
+        };
+        tempfile::Builder::new()
+            .prefix(&prefix)
+            .tempdir_in(&parent)
+            .map_err(|e| IndexError::io(&parent, e))
     }
 
     /// Moves the finished index into place. The lock is released when `self` drops.
@@ -143,14 +169,19 @@ fn sync_dir(dir: &Path) -> Result<(), IndexError> {
         .map_err(|e| IndexError::io(dir, e))
 }
 
-/// Removes temporary directories of earlier builds of `name` that were killed before
-/// they could clean up (we hold the lock, so none of them is running).
-fn remove_stale(parent: &Path, name: &str) {
-    let prefix = format!("{TMP_PREFIX}{name}-");
+/// Removes temporary directories (names starting with `prefix`) of earlier builds of the
+/// same target that were killed before they could clean up (we hold the lock, so none of
+/// them is running).
+fn remove_stale(parent: &Path, prefix: &str) {
     if let Ok(entries) = std::fs::read_dir(parent) {
         for e in entries.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(&prefix) {
+            // Only `prefix` + tempfile's random suffix (or `old-` + suffix): a longer
+            // name belongs to another target whose name extends this one (`en-x`).
+            let rest = n
+                .strip_prefix(prefix)
+                .map(|r| r.strip_prefix("old-").unwrap_or(r));
+            if rest.is_some_and(|r| r.len() == 6 && r.bytes().all(|b| b.is_ascii_alphanumeric())) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }

@@ -8,7 +8,9 @@
 //! shards build on every core. Their number depends on the key count alone, so the
 //! bytes do not depend on the thread count.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use fst::{IntoStreamer, Map, MapBuilder, Streamer};
 use rayon::prelude::*;
@@ -72,6 +74,222 @@ fn write_sorted(path: &Path, kind: u32, entries: &[(Vec<u8>, u64)]) -> Result<u6
         w.write(shard)?;
     }
     w.finish()
+}
+
+/// Sorted `(key, value)` pairs spooled to a temporary file, for maps too large to hold:
+/// enwiki's 24 M titles, its red titles and categories. The keys can be read back in
+/// order ([`KeySpool::iter`]) and built into a sharded map ([`KeySpool::write_map`]) with
+/// the same bytes [`write`] gives for the same pairs.
+pub struct KeySpool {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    count: u64,
+    last: Option<Vec<u8>>,
+    /// Byte offset of every [`CHECKPOINT`]-th pair, so a shard's first pair is found
+    /// without reading the pairs before it.
+    checkpoints: Vec<u64>,
+    bytes: u64,
+}
+
+/// Pairs between two checkpoints of a [`KeySpool`].
+const CHECKPOINT: u64 = 4096;
+
+impl KeySpool {
+    pub fn create(path: &Path) -> Result<KeySpool, IndexError> {
+        let file = File::create(path).map_err(|e| IndexError::io(path, e))?;
+        Ok(KeySpool {
+            path: path.to_path_buf(),
+            out: Some(BufWriter::with_capacity(1 << 20, file)),
+            count: 0,
+            last: None,
+            checkpoints: Vec::new(),
+            bytes: 0,
+        })
+    }
+
+    /// Appends a pair; keys must come in strictly increasing order.
+    pub fn push(&mut self, key: &[u8], value: u64) -> Result<(), IndexError> {
+        if self.last.as_deref().is_some_and(|last| last >= key) {
+            return Err(IndexError::Encode {
+                what: "sorted key spool",
+                message: format!("key {key:?} out of order"),
+            });
+        }
+        let out = self.out.as_mut().ok_or_else(|| IndexError::Encode {
+            what: "sorted key spool",
+            message: "push after close".into(),
+        })?;
+        if self.count.is_multiple_of(CHECKPOINT) {
+            self.checkpoints.push(self.bytes);
+        }
+        let mut head = Vec::with_capacity(20);
+        put_varint(&mut head, key.len() as u64);
+        put_varint(&mut head, value);
+        for part in [&head[..], key] {
+            out.write_all(part)
+                .map_err(|e| IndexError::io(&self.path, e))?;
+        }
+        self.bytes += (head.len() + key.len()) as u64;
+        self.count += 1;
+        match &mut self.last {
+            Some(last) => {
+                last.clear();
+                last.extend_from_slice(key);
+            }
+            None => self.last = Some(key.to_vec()),
+        }
+        Ok(())
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Flushes the file; after this the spool is read, not written.
+    pub fn close(&mut self) -> Result<(), IndexError> {
+        if let Some(mut out) = self.out.take() {
+            out.flush().map_err(|e| IndexError::io(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// The pairs from number `from` on, in order.
+    pub fn iter_from(&self, from: u64) -> Result<SpoolIter, IndexError> {
+        let cp = (from / CHECKPOINT) as usize;
+        let mut file = File::open(&self.path).map_err(|e| IndexError::io(&self.path, e))?;
+        let start = self.checkpoints.get(cp).copied().unwrap_or(self.bytes);
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| IndexError::io(&self.path, e))?;
+        let mut it = SpoolIter {
+            path: self.path.clone(),
+            input: BufReader::with_capacity(1 << 16, file),
+            left: self.count.saturating_sub(cp as u64 * CHECKPOINT),
+        };
+        for _ in cp as u64 * CHECKPOINT..from {
+            it.next().transpose()?;
+        }
+        Ok(it)
+    }
+
+    pub fn iter(&self) -> Result<SpoolIter, IndexError> {
+        self.iter_from(0)
+    }
+
+    /// Builds the sharded map of `kind` at `path`: shards are built in parallel into
+    /// files under `tmp` and then copied into place.
+    pub fn write_map(&self, path: &Path, kind: u32, tmp: &Path) -> Result<u64, IndexError> {
+        let n = self.count as usize;
+        let shards = shard_count(n);
+        let per = n.div_ceil(shards).max(1) as u64;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parts: Vec<(PathBuf, u64)> = (0..shards as u64)
+            .into_par_iter()
+            .map(|s| -> Result<(PathBuf, u64), IndexError> {
+                let part = tmp.join(format!("{name}.shard-{s}"));
+                let file = File::create(&part).map_err(|e| IndexError::io(&part, e))?;
+                let encode = |e: fst::Error| IndexError::Encode {
+                    what: "title map",
+                    message: e.to_string(),
+                };
+                let mut builder =
+                    MapBuilder::new(BufWriter::with_capacity(1 << 20, file)).map_err(encode)?;
+                let from = s * per;
+                let to = (from + per).min(self.count);
+                for pair in self
+                    .iter_from(from)?
+                    .take((to.saturating_sub(from)) as usize)
+                {
+                    let (k, v) = pair?;
+                    builder.insert(&k, v).map_err(encode)?;
+                }
+                builder
+                    .into_inner()
+                    .map_err(encode)?
+                    .flush()
+                    .map_err(|e| IndexError::io(&part, e))?;
+                let len = std::fs::metadata(&part)
+                    .map_err(|e| IndexError::io(&part, e))?
+                    .len();
+                Ok((part, len))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut w = FramedWriter::create(path, kind)?;
+        w.write(&(parts.len() as u32).to_le_bytes())?;
+        for (_, len) in &parts {
+            w.write(&len.to_le_bytes())?;
+        }
+        for (part, _) in &parts {
+            w.copy_file(part)?;
+            let _ = std::fs::remove_file(part);
+        }
+        w.finish()
+    }
+}
+
+impl Drop for KeySpool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Reads a [`KeySpool`] back.
+pub struct SpoolIter {
+    path: PathBuf,
+    input: BufReader<File>,
+    left: u64,
+}
+
+impl Iterator for SpoolIter {
+    type Item = Result<(Vec<u8>, u64), IndexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let mut read = || -> std::io::Result<(Vec<u8>, u64)> {
+            let len = get_varint(&mut self.input)?;
+            let value = get_varint(&mut self.input)?;
+            let mut key = vec![0u8; len as usize];
+            self.input.read_exact(&mut key)?;
+            Ok((key, value))
+        };
+        Some(read().map_err(|e| IndexError::DataCorruption {
+            path: self.path.clone(),
+            comment: format!("temporary key spool unreadable: {e}"),
+        }))
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(input: &mut impl Read) -> std::io::Result<u64> {
+    let mut v = 0u64;
+    let mut b = [0u8; 1];
+    for shift in (0..64).step_by(7) {
+        input.read_exact(&mut b)?;
+        v |= u64::from(b[0] & 0x7f) << shift;
+        if b[0] < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "varint longer than 10 bytes",
+    ))
 }
 
 fn build_shard(entries: &[(Vec<u8>, u64)]) -> Result<Vec<u8>, IndexError> {
@@ -248,6 +466,42 @@ mod tests {
         assert_eq!(map.shards.len(), 1);
         assert_eq!(map.get(0, "Anything"), None);
         assert!(map.prefixed(&[], 10).is_empty());
+    }
+
+    #[test]
+    fn a_spooled_map_is_byte_identical_to_one_built_in_memory() {
+        for n in [0, 1, 4097, 3 * SHARD_KEYS + 5] {
+            let dir = tempfile::tempdir().unwrap();
+            let e = entries(n);
+            let mem = dir.path().join("mem.fst");
+            write(&mem, &e).unwrap();
+            let mut spool = KeySpool::create(&dir.path().join("spool")).unwrap();
+            for (k, v) in &e {
+                spool.push(k, *v).unwrap();
+            }
+            spool.close().unwrap();
+            let spooled = dir.path().join("spooled.fst");
+            spool.write_map(&spooled, KIND, dir.path()).unwrap();
+            assert!(
+                std::fs::read(&mem).unwrap() == std::fs::read(&spooled).unwrap(),
+                "{n} keys"
+            );
+            let back: Vec<_> = spool
+                .iter_from(n as u64 / 2)
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+            assert_eq!(back, e[n / 2..]);
+        }
+    }
+
+    #[test]
+    fn a_spool_refuses_keys_out_of_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = KeySpool::create(&dir.path().join("s")).unwrap();
+        spool.push(b"b", 1).unwrap();
+        assert!(spool.push(b"b", 2).is_err());
+        assert!(spool.push(b"a", 3).is_err());
     }
 
     #[test]
