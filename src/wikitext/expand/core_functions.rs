@@ -389,6 +389,9 @@ fn int_message(fc: &FnCall<'_, '_>, st: &mut State) -> String {
         let v = fc.arg(st, i);
         msg = msg.replace(&format!("${i}"), &v);
     }
+    if !fc.spend(st, msg.len() as u64 / 16) {
+        return String::new();
+    }
     let nodes = crate::wikitext::preprocess::preprocess(&msg);
     fc.ex.expand_string(st, fc.frame, &msg, &nodes)
 }

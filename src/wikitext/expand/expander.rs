@@ -315,6 +315,11 @@ impl<'a, 's> FnCall<'a, 's> {
         self.ex.codec
     }
 
+    /// Spends work units (see [`super::Limits::work`]); `false` once the budget is gone.
+    pub fn spend(&self, st: &mut State, units: u64) -> bool {
+        self.ex.tick(st, units)
+    }
+
     pub fn config(&self) -> &'a ExpandConfig {
         &self.ex.config
     }
@@ -646,6 +651,9 @@ impl<'s> Expander<'s> {
             return;
         }
         st.counters.post_expand += text.len() as u64;
+        // Copying output up through the nesting levels is work too; once the budget is
+        // spent, expansion stops at the next node.
+        self.tick(st, text.len() as u64 / 64);
         out.push_str(&text);
     }
 

@@ -487,6 +487,11 @@ fn hostile_exponential_templates_are_bounded() {
     let pages = chain(40, "{{EN|a{{{1|}}}}}{{EN|b{{{1|}}}}}");
     let t = Instant::now();
     let e = run_owned(&pages, "{{E0}}");
+    eprintln!(
+        "exponential with arguments: {:?}, {:?}",
+        t.elapsed(),
+        e.stats
+    );
     assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
     assert!(!e.warnings.is_empty());
     assert!(e.stats.work <= Limits::default().work + 1_000_000);
@@ -574,6 +579,16 @@ fn node_count_and_size_limits_warn() {
         e.text,
         "[[:Template:Big]]<!-- WARNING: template omitted, post-expand include size too large -->"
     );
+    let limits = Limits {
+        work: 100,
+        ..Limits::default()
+    };
+    let e = run_with(&[], "P", &"{{#if:x|y}}".repeat(100), limits);
+    assert!(e.text.len() < 100);
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::WorkBudget { limit: 100 }]
+    ));
     let limits = Limits {
         expensive_functions: 1,
         ..Limits::default()
