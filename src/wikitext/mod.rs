@@ -6,11 +6,13 @@
 //! list/heading scanning run on that text, as MediaWiki runs them on its expanded text;
 //! template arguments and `<ref>` contents are analysed the same way, recursively, with
 //! their links marked as coming from inside a template (`in_template`) or a reference.
-//! Templates are not expanded: what a template would produce is not in the index (a
-//! documented difference from MediaWiki, which records links made by templates).
+//! The analysis itself does not expand templates; [`expand`] turns a page into the text
+//! MediaWiki's parser sees after template expansion (templates transcluded, parser
+//! functions evaluated), on which the same analysis then finds what templates make.
 
 mod analyze;
 pub mod anchors;
+pub mod expand;
 pub mod flat;
 pub mod known;
 pub mod links;

@@ -1,6 +1,8 @@
 //! The MediaWiki preprocessor: wikitext → a tree of templates, template arguments,
-//! extension tags, comments and headings (`Preprocessor_Hash::buildDomTreeArrayFromText`,
-//! for rendering a page itself, not for transclusion).
+//! extension tags, comments and headings (`Preprocessor_Hash::buildDomTreeArrayFromText`),
+//! for rendering a page itself ([`preprocess`]) or for transcluding it into another page
+//! ([`preprocess_for_inclusion`]: `<noinclude>` content dropped, `<includeonly>` tags
+//! ignored, `<onlyinclude>` restricting what is transcluded).
 //!
 //! This decides what is a template call, what is literal text and where a `|` separates
 //! arguments, exactly as MediaWiki does — unclosed `{{` become text, `[[…|…]]` protects
@@ -209,9 +211,28 @@ fn find_close_tag(text: &[u8], name: &str, from: usize) -> Option<(usize, usize)
     None
 }
 
+/// Whether the text is rendered as a page of its own or transcluded into another one:
+/// the two modes differ only in which of `<noinclude>`, `<includeonly>` and
+/// `<onlyinclude>` hide content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The page itself: `<includeonly>…</includeonly>` is dropped, the other two tags are
+    /// ignored (their content stays).
+    Page,
+    /// A transclusion: `<noinclude>…</noinclude>` is dropped, `<includeonly>` tags are
+    /// ignored, and when the text has both `<onlyinclude>` and `</onlyinclude>`, only
+    /// what lies between such pairs is kept.
+    Inclusion,
+}
+
 /// Preprocesses a page's wikitext.
 pub fn preprocess(text: &str) -> Vec<Node> {
-    Preprocessor::new(text).run()
+    Preprocessor::new(text, Mode::Page).run()
+}
+
+/// Preprocesses a template's wikitext as MediaWiki does when transcluding it.
+pub fn preprocess_for_inclusion(text: &str) -> Vec<Node> {
+    Preprocessor::new(text, Mode::Inclusion).run()
 }
 
 struct Preprocessor<'a> {
@@ -221,17 +242,48 @@ struct Preprocessor<'a> {
     heading_index: u32,
     no_more_gt: bool,
     no_more_closing: Vec<String>,
+    mode: Mode,
+    /// Inclusion mode with both `<onlyinclude>` and `</onlyinclude>` in the text.
+    only_include: bool,
 }
 
+const ONLYINCLUDE_OPEN: &[u8] = b"<onlyinclude>";
+const ONLYINCLUDE_CLOSE: &[u8] = b"</onlyinclude>";
+
 impl<'a> Preprocessor<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, mode: Mode) -> Self {
+        let bytes = text.as_bytes();
+        let only_include = mode == Mode::Inclusion
+            && memchr::memmem::find(bytes, ONLYINCLUDE_OPEN).is_some()
+            && memchr::memmem::find(bytes, ONLYINCLUDE_CLOSE).is_some();
         Preprocessor {
-            text: text.as_bytes(),
+            text: bytes,
             stack: Vec::new(),
             root: Vec::new(),
             heading_index: 1,
             no_more_gt: false,
             no_more_closing: Vec::new(),
+            mode,
+            only_include,
+        }
+    }
+
+    /// The element whose whole content this mode drops.
+    fn ignored_element(&self) -> &'static str {
+        match self.mode {
+            Mode::Page => "includeonly",
+            Mode::Inclusion => "noinclude",
+        }
+    }
+
+    /// Tags this mode drops while keeping what lies between them.
+    fn is_ignored_tag(&self, lower: &str) -> bool {
+        match self.mode {
+            Mode::Page => matches!(
+                lower,
+                "noinclude" | "/noinclude" | "onlyinclude" | "/onlyinclude"
+            ),
+            Mode::Inclusion => matches!(lower, "includeonly" | "/includeonly"),
         }
     }
 
@@ -268,7 +320,25 @@ impl<'a> Preprocessor<'a> {
         let len = text.len();
         let mut i = 0usize;
         let mut fake_line_start = true;
+        let mut find_only_include = self.only_include;
         loop {
+            if find_only_include {
+                // Everything up to the next `<onlyinclude>` is not transcluded.
+                match memchr::memmem::find(&text[i..], ONLYINCLUDE_OPEN) {
+                    Some(p) => {
+                        let end = i + p + ONLYINCLUDE_OPEN.len();
+                        self.accum().push(Node::Ignore(i as u32..end as u32));
+                        i = end;
+                        find_only_include = false;
+                    }
+                    None => {
+                        if i < len {
+                            self.accum().push(Node::Ignore(i as u32..len as u32));
+                        }
+                        break;
+                    }
+                }
+            }
             let found;
             if fake_line_start {
                 found = Found::LineStart;
@@ -322,6 +392,9 @@ impl<'a> Preprocessor<'a> {
                 }
             }
             match found {
+                Found::Angle if self.only_include && text[i..].starts_with(ONLYINCLUDE_CLOSE) => {
+                    find_only_include = true;
+                }
                 Found::Angle => i = self.angle(i, &mut fake_line_start),
                 Found::LineStart => {
                     if fake_line_start {
@@ -391,18 +464,16 @@ impl<'a> Preprocessor<'a> {
         if rest.starts_with(b"!--") {
             return self.comment(i, fake_line_start);
         }
-        // Element name: an extension tag, includeonly, or an ignored noinclude/onlyinclude tag.
+        // Element name: an extension tag, the element this mode drops, or a tag it ignores.
         let name_len = rest
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'/')
             .count();
         let raw = &rest[..name_len];
         let lower = String::from_utf8_lossy(raw).to_ascii_lowercase();
-        let ignored_tag = matches!(
-            lower.as_str(),
-            "noinclude" | "/noinclude" | "onlyinclude" | "/onlyinclude"
-        );
-        let element = lower == "includeonly" || EXTENSION_TAGS.contains(&lower.as_str());
+        let ignored_tag = self.is_ignored_tag(&lower);
+        let ignored_element = self.ignored_element();
+        let element = lower == ignored_element || EXTENSION_TAGS.contains(&lower.as_str());
         if name_len == 0 || !(ignored_tag || element) || !is_tag_name_end(rest.get(name_len)) {
             push_text(self.accum(), i as u32..i as u32 + 1);
             return i + 1;
@@ -429,14 +500,15 @@ impl<'a> Preprocessor<'a> {
             && let Some((cs, ce)) = find_close_tag(text, &lower, tag_end + 1)
         {
             (tag_end, Some(tag_end as u32 + 1..cs as u32), ce)
-        } else if lower == "includeonly" {
+        } else if lower == ignored_element {
+            // Allowed to run to the end of the text without its closing tag.
             (tag_end, Some(tag_end as u32 + 1..len as u32), len)
         } else {
             self.no_more_closing.push(lower);
             push_text(self.accum(), i as u32..tag_end as u32 + 1);
             return tag_end + 1;
         };
-        if lower == "includeonly" {
+        if lower == ignored_element {
             self.accum().push(Node::Ignore(i as u32..next as u32));
             return next;
         }

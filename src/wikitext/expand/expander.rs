@@ -1,0 +1,1006 @@
+//! The expansion walk: preprocessor nodes → text, in a frame (`PPFrame_Hash::expand`),
+//! with template calls resolved as `Parser::braceSubstitution` resolves them and
+//! arguments as `Parser::argSubstitution` does.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::frame::{ArgDef, Frame};
+use super::php::{php_trim, starts_with_ci};
+use super::{
+    ExpandConfig, Expansion, ExpansionStats, TemplateSource, Warning, core_functions,
+    parser_functions, variables,
+};
+use crate::title::{NS_TEMPLATE, TitleCodec};
+use crate::wikitext::preprocess::{self, Call, Ext, Node, Part};
+
+/// A preprocessed template body.
+#[derive(Debug)]
+struct Parsed {
+    text: String,
+    nodes: Vec<Node>,
+}
+
+/// A template title resolved through redirects (`Parser::statelessFetchTemplate`).
+#[derive(Debug)]
+struct Fetched {
+    /// Every title looked at, the requested one first: all are recorded in templatelinks.
+    deps: Vec<(i32, String)>,
+    /// The last title whose text was found: the frame's title, used for loop detection.
+    last: (i32, String),
+    body: Option<Rc<Parsed>>,
+}
+
+/// Something an expansion did besides producing text, replayed when a cached expansion
+/// is reused.
+#[derive(Debug, Clone)]
+enum Effect {
+    Template(i32, String),
+    ExistenceLink(i32, String),
+    Invoke(String),
+    DefaultSort(String),
+    Expensive(i32, String),
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    nodes: u64,
+    post_expand: u64,
+    pre_expand: u64,
+    arg_size: u64,
+    work: u64,
+}
+
+impl Counters {
+    fn minus(self, o: Counters) -> Counters {
+        Counters {
+            nodes: self.nodes - o.nodes,
+            post_expand: self.post_expand - o.post_expand,
+            pre_expand: self.pre_expand - o.pre_expand,
+            arg_size: self.arg_size - o.arg_size,
+            work: self.work - o.work,
+        }
+    }
+}
+
+/// What one template expansion did, collected while it runs.
+#[derive(Debug)]
+struct Capture {
+    effects: Vec<Effect>,
+    page_dependent: bool,
+    uncacheable: bool,
+    start: Counters,
+    start_expand_depth: u32,
+    max_template_depth: u32,
+    max_expand_depth: u32,
+}
+
+/// A template expansion that can stand in for expanding the same template with the same
+/// argument texts again.
+#[derive(Debug)]
+struct Cached {
+    text: Rc<str>,
+    effects: Vec<Effect>,
+    delta: Counters,
+    /// Template depth reached below the call's own frame (0: no template inside).
+    template_depth: u32,
+    /// Expansion depth reached below the call.
+    expand_depth: u32,
+    /// Every template used inside: reuse is wrong where one of them would be a loop.
+    titles: FxHashSet<(i32, String)>,
+    page_dependent: bool,
+}
+
+/// (template after redirects, argument text as written).
+type CacheKey = ((i32, String), String);
+
+/// Bytes of cached expansion text kept across pages before the cache is emptied.
+const MAX_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Warnings kept per page.
+const MAX_WARNINGS: usize = 50;
+
+/// Which warnings were already given (one of each kind per page).
+#[derive(Debug, Default)]
+struct Warned {
+    node_count: bool,
+    expand_depth: bool,
+    work: bool,
+    expensive: bool,
+    arg_size: bool,
+}
+
+/// The state of one page's expansion.
+pub(super) struct State {
+    pub page_ns: i32,
+    pub page_dbkey: String,
+    counters: Counters,
+    expand_depth: u32,
+    max_template_depth: u32,
+    expensive: u32,
+    expensive_seen: FxHashSet<(i32, String)>,
+    templates: Vec<(i32, String)>,
+    templates_seen: FxHashSet<(i32, String)>,
+    existence_links: Vec<(i32, String)>,
+    existence_seen: FxHashSet<(i32, String)>,
+    invoked: Vec<String>,
+    default_sort: Option<String>,
+    warnings: Vec<Warning>,
+    warned: Warned,
+    captures: Vec<Capture>,
+    exhausted: bool,
+}
+
+impl State {
+    fn new(page_ns: i32, page_dbkey: &str) -> State {
+        State {
+            page_ns,
+            page_dbkey: page_dbkey.to_string(),
+            counters: Counters::default(),
+            expand_depth: 0,
+            max_template_depth: 0,
+            expensive: 0,
+            expensive_seen: FxHashSet::default(),
+            templates: Vec::new(),
+            templates_seen: FxHashSet::default(),
+            existence_links: Vec::new(),
+            existence_seen: FxHashSet::default(),
+            invoked: Vec::new(),
+            default_sort: None,
+            warnings: Vec::new(),
+            warned: Warned::default(),
+            captures: Vec::new(),
+            exhausted: false,
+        }
+    }
+
+    fn apply(&mut self, e: &Effect) {
+        match e {
+            Effect::Template(ns, k) => {
+                let t = (*ns, k.clone());
+                if self.templates_seen.insert(t.clone()) {
+                    self.templates.push(t);
+                }
+            }
+            Effect::ExistenceLink(ns, k) => {
+                let t = (*ns, k.clone());
+                if self.existence_seen.insert(t.clone()) {
+                    self.existence_links.push(t);
+                }
+            }
+            Effect::Invoke(m) => {
+                if !self.invoked.contains(m) {
+                    self.invoked.push(m.clone());
+                }
+            }
+            Effect::DefaultSort(k) => self.default_sort = Some(k.clone()),
+            Effect::Expensive(ns, k) => {
+                if self.expensive_seen.insert((*ns, k.clone())) {
+                    self.expensive += 1;
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, e: Effect) {
+        self.apply(&e);
+        if let Some(c) = self.captures.last_mut() {
+            c.effects.push(e);
+        }
+    }
+
+    /// The expansion being computed depends on the page's title.
+    pub fn page_dependent(&mut self) {
+        if let Some(c) = self.captures.last_mut() {
+            c.page_dependent = true;
+        }
+    }
+
+    /// The expansion being computed hit a limit or a loop, or depends on state of the
+    /// page: it must not be reused elsewhere.
+    pub fn uncacheable(&mut self) {
+        if let Some(c) = self.captures.last_mut() {
+            c.uncacheable = true;
+        }
+    }
+
+    /// Records a warning: size limits once per page (as MediaWiki's limit report), the
+    /// others once per distinct warning, at most [`MAX_WARNINGS`] in all.
+    fn warn(&mut self, w: Warning) {
+        self.uncacheable();
+        let same_kind = |a: &Warning, b: &Warning| {
+            std::mem::discriminant(a) == std::mem::discriminant(b)
+                && matches!(
+                    a,
+                    Warning::PostExpandSize { .. } | Warning::PreExpandSize { .. }
+                )
+        };
+        if self.warnings.len() >= MAX_WARNINGS
+            || self.warnings.iter().any(|x| *x == w || same_kind(x, &w))
+        {
+            return;
+        }
+        self.warnings.push(w);
+    }
+
+    pub fn record_template(&mut self, ns: i32, dbkey: &str) {
+        self.record(Effect::Template(ns, dbkey.to_string()));
+    }
+
+    pub fn record_existence_link(&mut self, ns: i32, dbkey: &str) {
+        self.record(Effect::ExistenceLink(ns, dbkey.to_string()));
+    }
+
+    pub fn record_invoke(&mut self, module: &str) {
+        self.record(Effect::Invoke(module.to_string()));
+    }
+
+    pub fn default_sort_key(&self) -> Option<&str> {
+        self.default_sort.as_deref()
+    }
+
+    pub fn set_default_sort(&mut self, key: &str) {
+        self.record(Effect::DefaultSort(key.to_string()));
+    }
+
+    /// Warns that `#invoke` was not run.
+    pub fn lua_unavailable(&mut self, module: &str) {
+        self.warn(Warning::LuaUnavailable {
+            module: module.to_string(),
+        });
+    }
+}
+
+/// Expands pages of one wiki. Holds caches of preprocessed templates and of template
+/// expansions that do not depend on the page, so one expander should serve many pages;
+/// it is not `Sync`: parallel builds use one per thread. Results do not depend on which
+/// pages were expanded before (cached expansions are reused only where recomputing them
+/// would give the same text, records and limit counts).
+pub struct Expander<'s> {
+    source: &'s dyn TemplateSource,
+    codec: &'s TitleCodec,
+    config: ExpandConfig,
+    fetched: RefCell<FxHashMap<(i32, String), Rc<Fetched>>>,
+    cache: RefCell<FxHashMap<CacheKey, Rc<Cached>>>,
+    page_cache: RefCell<FxHashMap<CacheKey, Rc<Cached>>>,
+    cache_bytes: Cell<usize>,
+}
+
+/// A parser function call: its name was matched, its first argument (after the colon)
+/// is expanded, the other parts are expanded on demand.
+pub(super) struct FnCall<'a, 's> {
+    pub ex: &'a Expander<'s>,
+    pub frame: &'a Frame<'a>,
+    pub src: &'a str,
+    pub parts: &'a [Part],
+    pub first: String,
+}
+
+impl<'a, 's> FnCall<'a, 's> {
+    /// Number of arguments, the first one included.
+    pub fn len(&self) -> usize {
+        1 + self.parts.len()
+    }
+
+    /// Argument `i` (0 = the first) expanded whole (`name=value` stays one text) and
+    /// trimmed, as MediaWiki passes arguments to functions that take strings.
+    pub fn arg(&self, st: &mut State, i: usize) -> String {
+        if i == 0 {
+            return self.first.clone();
+        }
+        match self.parts.get(i - 1) {
+            Some(p) => php_trim(&self.ex.expand_part(st, self.frame, self.src, p)).to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// Like [`Self::arg`], `None` when the argument is absent.
+    pub fn arg_opt(&self, st: &mut State, i: usize) -> Option<String> {
+        (i < self.len()).then(|| self.arg(st, i))
+    }
+
+    /// Part `i` (1-based like [`Self::arg`]) as (name nodes, value nodes).
+    pub fn part(&self, i: usize) -> Option<&'a Part> {
+        i.checked_sub(1).and_then(|k| self.parts.get(k))
+    }
+
+    pub fn expand(&self, st: &mut State, nodes: &[Node]) -> String {
+        self.ex.expand_string(st, self.frame, self.src, nodes)
+    }
+
+    pub fn codec(&self) -> &'s TitleCodec {
+        self.ex.codec
+    }
+
+    /// Spends work units (see [`super::Limits::work`]); `false` once the budget is gone.
+    pub fn spend(&self, st: &mut State, units: u64) -> bool {
+        self.ex.tick(st, units)
+    }
+
+    pub fn config(&self) -> &'a ExpandConfig {
+        &self.ex.config
+    }
+
+    pub fn source(&self) -> &'s dyn TemplateSource {
+        self.ex.source
+    }
+
+    /// Counts an expensive call on `title` (each title once per page, as MediaWiki's
+    /// link cache makes repeats free); `false` once the limit is reached.
+    pub fn expensive(&self, st: &mut State, ns: i32, dbkey: &str) -> bool {
+        if st.expensive_seen.contains(&(ns, dbkey.to_string())) {
+            return true;
+        }
+        if st.expensive >= self.ex.config.limits.expensive_functions {
+            if !st.warned.expensive {
+                st.warned.expensive = true;
+                st.warn(Warning::ExpensiveFunctions {
+                    limit: self.ex.config.limits.expensive_functions,
+                });
+            } else {
+                st.uncacheable();
+            }
+            return false;
+        }
+        st.record(Effect::Expensive(ns, dbkey.to_string()));
+        true
+    }
+}
+
+/// Extension tags whose content is wikitext that their hook parses in the calling frame
+/// (`Parser::recursiveTagParse`): templates and arguments inside are expanded.
+const WIKITEXT_TAGS: &[&str] = &["ref", "references", "poem", "indicator", "gallery"];
+
+/// Whether nodes contain no `{{{…}}}`: their expansion is the same in every frame.
+fn frame_independent(nodes: &[Node]) -> bool {
+    nodes.iter().all(|n| match n {
+        Node::Argument(_) => false,
+        Node::Template(c) => {
+            frame_independent(&c.title)
+                && c.parts.iter().all(|p| {
+                    frame_independent(&p.value) && p.name.as_deref().is_none_or(frame_independent)
+                })
+        }
+        Node::Heading { children, .. } => frame_independent(children),
+        // Tag contents may be parsed in the frame (`<ref>{{{1}}}</ref>`).
+        Node::Ext(e) => !WIKITEXT_TAGS.contains(&e.name.as_str()),
+        _ => true,
+    })
+}
+
+fn span<'t>(src: &'t str, r: &std::ops::Range<u32>) -> &'t str {
+    src.get(r.start as usize..r.end as usize).unwrap_or("")
+}
+
+impl<'s> Expander<'s> {
+    pub fn new(
+        source: &'s dyn TemplateSource,
+        codec: &'s TitleCodec,
+        config: ExpandConfig,
+    ) -> Expander<'s> {
+        Expander {
+            source,
+            codec,
+            config,
+            fetched: RefCell::new(FxHashMap::default()),
+            cache: RefCell::new(FxHashMap::default()),
+            page_cache: RefCell::new(FxHashMap::default()),
+            cache_bytes: Cell::new(0),
+        }
+    }
+
+    pub fn config(&self) -> &ExpandConfig {
+        &self.config
+    }
+
+    pub(super) fn codec(&self) -> &'s TitleCodec {
+        self.codec
+    }
+
+    /// Expands `text` as the content of page (`ns`, `dbkey`) — what MediaWiki's parser
+    /// works on after `replaceVariables`.
+    pub fn expand_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
+        self.page_cache.borrow_mut().clear();
+        let nodes = preprocess::preprocess(text);
+        let mut st = State::new(ns, dbkey);
+        st.counters.work += text.len() as u64 / 16;
+        let root = Frame::root();
+        let mut out = String::with_capacity(text.len() + text.len() / 2);
+        self.expand(&mut st, &root, text, &nodes, &mut out);
+        Expansion {
+            text: out,
+            templates: st.templates,
+            existence_links: st.existence_links,
+            invoked_modules: st.invoked,
+            default_sort: st.default_sort,
+            warnings: st.warnings,
+            stats: ExpansionStats {
+                node_count: st.counters.nodes,
+                post_expand_size: st.counters.post_expand,
+                pre_expand_size: st.counters.pre_expand,
+                argument_size: st.counters.arg_size,
+                expensive_functions: st.expensive,
+                max_template_depth: st.max_template_depth,
+                work: st.counters.work,
+            },
+        }
+    }
+
+    /// Spends `units` of the work budget; `false` once it is exhausted.
+    fn tick(&self, st: &mut State, units: u64) -> bool {
+        if st.exhausted {
+            return false;
+        }
+        st.counters.work += units;
+        if st.counters.work > self.config.limits.work {
+            st.exhausted = true;
+            if !st.warned.work {
+                st.warned.work = true;
+                st.warn(Warning::WorkBudget {
+                    limit: self.config.limits.work,
+                });
+            }
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn expand_string(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        nodes: &[Node],
+    ) -> String {
+        let mut out = String::new();
+        self.expand(st, frame, src, nodes, &mut out);
+        out
+    }
+
+    /// `PPFrame::expand`: appends the expansion of `nodes` (spans into `src`) to `out`.
+    pub(super) fn expand(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        nodes: &[Node],
+        out: &mut String,
+    ) {
+        let limits = &self.config.limits;
+        if st.expand_depth > limits.expand_depth {
+            if !st.warned.expand_depth {
+                st.warned.expand_depth = true;
+                st.warn(Warning::ExpandDepth {
+                    limit: limits.expand_depth,
+                });
+            } else {
+                st.uncacheable();
+            }
+            out.push_str("<span class=\"error\">Expansion depth limit exceeded</span>");
+            return;
+        }
+        st.expand_depth += 1;
+        if let Some(c) = st.captures.last_mut() {
+            c.max_expand_depth = c.max_expand_depth.max(st.expand_depth);
+        }
+        for node in nodes {
+            st.counters.nodes += 1;
+            if st.counters.nodes > limits.node_count {
+                if !st.warned.node_count {
+                    st.warned.node_count = true;
+                    st.warn(Warning::NodeCount {
+                        limit: limits.node_count,
+                    });
+                } else {
+                    st.uncacheable();
+                }
+                out.push_str("<span class=\"error\">Node-count limit exceeded</span>");
+                break;
+            }
+            let units = match node {
+                Node::Text(r) => 1 + (r.end - r.start) as u64 / 32,
+                _ => 1,
+            };
+            if !self.tick(st, units) {
+                st.uncacheable();
+                break;
+            }
+            match node {
+                Node::Text(r) => out.push_str(span(src, r)),
+                Node::Comment(_) | Node::Ignore(_) => {}
+                Node::Equals(_) => out.push('='),
+                Node::Heading { children, .. } => self.expand(st, frame, src, children, out),
+                Node::Ext(e) => self.ext(st, frame, src, e, out),
+                Node::Template(call) => self.brace(st, frame, src, call, out),
+                Node::Argument(call) => self.argument(st, frame, src, call, out),
+            }
+        }
+        st.expand_depth -= 1;
+    }
+
+    /// A part as one text: `name=value` for named parts.
+    pub(super) fn expand_part(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        part: &Part,
+    ) -> String {
+        let mut out = String::new();
+        if let Some(name) = &part.name {
+            self.expand(st, frame, src, name, &mut out);
+            out.push('=');
+        }
+        self.expand(st, frame, src, &part.value, &mut out);
+        out
+    }
+
+    fn ext(&self, st: &mut State, frame: &Frame<'_>, src: &str, e: &Ext, out: &mut String) {
+        match &e.inner {
+            Some(inner) if WIKITEXT_TAGS.contains(&e.name.as_str()) => {
+                let text = span(src, inner);
+                if !self.tick(st, text.len() as u64 / 16) {
+                    return;
+                }
+                let nodes = preprocess::preprocess(text);
+                out.push_str(span(src, &(e.span.start..inner.start)));
+                self.expand(st, frame, text, &nodes, out);
+                out.push_str(span(src, &(inner.end..e.span.end)));
+            }
+            _ => out.push_str(span(src, &e.span)),
+        }
+    }
+
+    /// `{{{name|default}}}`.
+    fn argument(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        call: &Call,
+        out: &mut String,
+    ) {
+        let name_ws = self.expand_string(st, frame, src, &call.title);
+        let name = php_trim(&name_ws);
+        if let Some(value) = self.get_arg(st, frame, name) {
+            let limit = self.config.limits.argument_size;
+            if st.counters.arg_size + value.len() as u64 > limit {
+                if !st.warned.arg_size {
+                    st.warned.arg_size = true;
+                    st.warn(Warning::ArgumentSize { limit });
+                } else {
+                    st.uncacheable();
+                }
+                out.push_str("<!-- WARNING: argument omitted, expansion size too large -->");
+                return;
+            }
+            st.counters.arg_size += value.len() as u64;
+            out.push_str(&value);
+            return;
+        }
+        if let Some(default) = call.parts.first() {
+            let text = self.expand_part(st, frame, src, default);
+            out.push_str(&text);
+            return;
+        }
+        out.push_str("{{{");
+        out.push_str(&name_ws);
+        out.push_str("}}}");
+    }
+
+    /// The value of argument `name` of `frame`, expanded in the caller's frame once.
+    fn get_arg(&self, st: &mut State, frame: &Frame<'_>, name: &str) -> Option<Rc<str>> {
+        let def = frame.args.get(name)?;
+        if let Some(v) = frame.expanded.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let parent = frame.parent?;
+        let text = self.expand_string(st, parent, frame.arg_src, def.value);
+        let value: Rc<str> = if def.named {
+            php_trim(&text).into()
+        } else {
+            text.into()
+        };
+        frame
+            .expanded
+            .borrow_mut()
+            .insert(name.to_string(), value.clone());
+        Some(value)
+    }
+
+    /// `{{…}}` written as text again, its parts expanded (`virtualBracketedImplode`).
+    fn literal(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        title_ws: &str,
+        parts: &[Part],
+        out: &mut String,
+    ) {
+        out.push_str("{{");
+        out.push_str(title_ws);
+        for p in parts {
+            out.push('|');
+            let t = self.expand_part(st, frame, src, p);
+            out.push_str(&t);
+        }
+        out.push_str("}}");
+    }
+
+    /// Output of a template or function: a block-level start moves to a new line
+    /// (T2529), and the post-expand include size is counted.
+    fn emit(&self, st: &mut State, call: &Call, mut text: String, link: &str, out: &mut String) {
+        if !call.line_start && (text.starts_with("{|") || text.starts_with([':', ';', '#', '*'])) {
+            text.insert(0, '\n');
+        }
+        let limit = self.config.limits.post_expand_size;
+        if st.counters.post_expand + text.len() as u64 > limit {
+            st.warn(Warning::PostExpandSize {
+                title: link.to_string(),
+                limit,
+            });
+            out.push_str("[[:");
+            out.push_str(link.trim_start_matches(':'));
+            out.push_str(
+                "]]<!-- WARNING: template omitted, post-expand include size too large -->",
+            );
+            return;
+        }
+        st.counters.post_expand += text.len() as u64;
+        // Copying output up through the nesting levels is work too; once the budget is
+        // spent, expansion stops at the next node.
+        self.tick(st, text.len() as u64 / 64);
+        out.push_str(&text);
+    }
+
+    /// `{{…}}`: a variable, a parser function or a template (`braceSubstitution`).
+    fn brace(&self, st: &mut State, frame: &Frame<'_>, src: &str, call: &Call, out: &mut String) {
+        let title_ws = self.expand_string(st, frame, src, &call.title);
+        let mut part1 = php_trim(&title_ws);
+        if starts_with_ci(part1, "subst:") {
+            // Outside a pre-save transform, `subst:` calls stay as written.
+            self.literal(st, frame, src, &title_ws, &call.parts, out);
+            return;
+        }
+        if starts_with_ci(part1, "safesubst:") {
+            part1 = php_trim(&part1["safesubst:".len()..]);
+        }
+        let mut nowiki = false;
+        if starts_with_ci(part1, "msgnw:") {
+            nowiki = true;
+            part1 = php_trim(&part1["msgnw:".len()..]);
+        } else if starts_with_ci(part1, "msg:") {
+            part1 = php_trim(&part1["msg:".len()..]);
+        }
+        if starts_with_ci(part1, "raw:") {
+            part1 = php_trim(&part1["raw:".len()..]);
+        }
+        if call.parts.is_empty()
+            && !nowiki
+            && let Some(v) = variables::variable(self, st, part1)
+        {
+            self.emit(st, call, v, part1, out);
+            return;
+        }
+        if !nowiki && let Some(colon) = part1.find(':') {
+            let name = &part1[..colon];
+            let fc = FnCall {
+                ex: self,
+                frame,
+                src,
+                parts: &call.parts,
+                first: php_trim(&part1[colon + 1..]).to_string(),
+            };
+            let result = match parser_functions::call(&fc, st, name) {
+                Some(r) => Some(r),
+                None => core_functions::call(&fc, st, name),
+            };
+            if let Some(text) = result {
+                self.emit(st, call, text, part1, out);
+                return;
+            }
+        }
+        self.template(st, frame, src, call, part1, &title_ws, nowiki, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn template(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        call: &Call,
+        part1: &str,
+        title_ws: &str,
+        nowiki: bool,
+        out: &mut String,
+    ) {
+        let t = match self.codec.parse(part1, NS_TEMPLATE) {
+            Ok(t) if t.interwiki.is_none() && !t.dbkey.is_empty() => t,
+            _ => {
+                self.literal(st, frame, src, title_ws, &call.parts, out);
+                return;
+            }
+        };
+        let title_text = self.codec.prefixed_text(t.ns, &t.dbkey);
+        let limit = self.config.limits.template_depth;
+        if frame.depth >= limit {
+            st.warn(Warning::TemplateDepth {
+                title: title_text,
+                limit,
+            });
+            let text = format!(
+                "<span class=\"error\">Template recursion depth limit exceeded ({limit})</span>"
+            );
+            self.emit(st, call, text, part1, out);
+            return;
+        }
+        if t.ns < 0 {
+            // Special and Media pages cannot be transcluded here: a link, as for a
+            // missing template.
+            let text = format!("[[:{title_text}]]");
+            self.emit(st, call, text, &title_text, out);
+            return;
+        }
+        let fetched = self.fetch((t.ns, t.dbkey));
+        for (ns, k) in &fetched.deps {
+            st.record_template(*ns, k);
+        }
+        let Some(body) = fetched.body.clone() else {
+            let text = format!("[[:{title_text}]]");
+            self.emit(st, call, text, &title_text, out);
+            return;
+        };
+        let len = body.text.len() as u64;
+        if !self.tick(st, len / 16) {
+            st.uncacheable();
+            return;
+        }
+        let pre_limit = self.config.limits.pre_expand_size;
+        if st.counters.pre_expand + len > pre_limit {
+            st.warn(Warning::PreExpandSize {
+                title: title_text.clone(),
+                limit: pre_limit,
+            });
+            out.push_str(&format!(
+                "[[:{title_text}]]<!-- WARNING: template omitted, pre-expand include size too large -->"
+            ));
+            return;
+        }
+        st.counters.pre_expand += len;
+        if frame.in_chain(&fetched.last) {
+            st.warn(Warning::TemplateLoop {
+                title: title_text.clone(),
+            });
+            let text =
+                format!("<span class=\"error\">Template loop detected: [[{title_text}]]</span>");
+            self.emit(st, call, text, &title_text, out);
+            return;
+        }
+        if nowiki {
+            let text = super::php::escape_wikitext(&body.text);
+            self.emit(st, call, text, &title_text, out);
+            return;
+        }
+        let key = self.cache_key(src, call, &fetched.last);
+        if let Some(key) = &key
+            && let Some(hit) = self.lookup(key)
+            && self.replayable(st, frame, &hit)
+        {
+            self.replay(st, frame.depth, &hit);
+            let text = hit.text.to_string();
+            self.emit(st, call, text, &title_text, out);
+            return;
+        }
+        self.begin_capture(st);
+        let mut args = FxHashMap::default();
+        for p in &call.parts {
+            match &p.name {
+                None => {
+                    args.insert(
+                        p.index.to_string(),
+                        ArgDef {
+                            value: &p.value,
+                            named: false,
+                        },
+                    );
+                }
+                Some(name) => {
+                    let n = self.expand_string(st, frame, src, name);
+                    args.insert(
+                        php_trim(&n).to_string(),
+                        ArgDef {
+                            value: &p.value,
+                            named: true,
+                        },
+                    );
+                }
+            }
+        }
+        let child = Frame {
+            parent: Some(frame),
+            arg_src: src,
+            args,
+            title: Some(fetched.last.clone()),
+            depth: frame.depth + 1,
+            expanded: RefCell::new(FxHashMap::default()),
+        };
+        st.max_template_depth = st.max_template_depth.max(child.depth);
+        if let Some(c) = st.captures.last_mut() {
+            c.max_template_depth = c.max_template_depth.max(child.depth);
+        }
+        let text = self.expand_string(st, &child, &body.text, &body.nodes);
+        let capture = self.end_capture(st);
+        if let Some(key) = key {
+            let delta = st.counters.minus(capture.start);
+            self.store(key, &text, capture, delta, child.depth);
+        }
+        self.emit(st, call, text, &title_text, out);
+    }
+
+    /// Resolves a template title through at most two redirects, as MediaWiki does.
+    fn fetch(&self, title: (i32, String)) -> Rc<Fetched> {
+        if let Some(f) = self.fetched.borrow().get(&title) {
+            return f.clone();
+        }
+        let mut deps = Vec::new();
+        let mut last = title.clone();
+        let mut text: Option<Cow<'_, str>> = None;
+        let mut next = Some(title.clone());
+        for _ in 0..3 {
+            let Some(t) = next.take() else { break };
+            deps.push(t.clone());
+            let Some(w) = self.source.wikitext(t.0, &t.1) else {
+                break;
+            };
+            text = Some(w);
+            next = self.source.redirect(t.0, &t.1);
+            last = t;
+        }
+        let body = text.map(|t| {
+            let text = t.into_owned();
+            let nodes = preprocess::preprocess_for_inclusion(&text);
+            Rc::new(Parsed { text, nodes })
+        });
+        let f = Rc::new(Fetched { deps, last, body });
+        self.fetched.borrow_mut().insert(title, f.clone());
+        f
+    }
+
+    fn cache_key(&self, src: &str, call: &Call, title: &(i32, String)) -> Option<CacheKey> {
+        let ok = call.parts.iter().all(|p| {
+            frame_independent(&p.value) && p.name.as_deref().is_none_or(frame_independent)
+        });
+        if !ok {
+            return None;
+        }
+        let args = match (call.parts.first(), call.parts.last()) {
+            (Some(a), Some(b)) => span(src, &(a.span.start..b.span.end)).to_string(),
+            _ => String::new(),
+        };
+        Some((title.clone(), args))
+    }
+
+    fn lookup(&self, key: &CacheKey) -> Option<Rc<Cached>> {
+        if let Some(c) = self.cache.borrow().get(key) {
+            return Some(c.clone());
+        }
+        self.page_cache.borrow().get(key).cloned()
+    }
+
+    /// Whether reusing `hit` here gives exactly what expanding again would give: no
+    /// template inside it is a caller (a loop), no depth or size limit would be reached.
+    fn replayable(&self, st: &State, frame: &Frame<'_>, hit: &Cached) -> bool {
+        let l = &self.config.limits;
+        let c = &st.counters;
+        let d = &hit.delta;
+        let new_expensive = hit
+            .effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Expensive(..)))
+            .count() as u32;
+        frame.depth + 1 + hit.template_depth < l.template_depth
+            && st.expand_depth + hit.expand_depth < l.expand_depth
+            && c.nodes + d.nodes < l.node_count
+            && c.post_expand + d.post_expand < l.post_expand_size
+            && c.pre_expand + d.pre_expand < l.pre_expand_size
+            && c.arg_size + d.arg_size < l.argument_size
+            && c.work + d.work < l.work
+            && st.expensive + new_expensive < l.expensive_functions
+            && !frame.chain().any(|t| hit.titles.contains(t))
+    }
+
+    fn replay(&self, st: &mut State, frame_depth: u32, hit: &Cached) {
+        let d = hit.delta;
+        st.counters.nodes += d.nodes;
+        st.counters.post_expand += d.post_expand;
+        st.counters.pre_expand += d.pre_expand;
+        st.counters.arg_size += d.arg_size;
+        st.counters.work += d.work;
+        for e in &hit.effects {
+            st.record(e.clone());
+        }
+        if hit.page_dependent {
+            st.page_dependent();
+        }
+        let deepest = frame_depth + 1 + hit.template_depth;
+        st.max_template_depth = st.max_template_depth.max(deepest);
+        if let Some(c) = st.captures.last_mut() {
+            c.max_template_depth = c.max_template_depth.max(deepest);
+            c.max_expand_depth = c.max_expand_depth.max(st.expand_depth + hit.expand_depth);
+        }
+    }
+
+    fn begin_capture(&self, st: &mut State) {
+        let c = Capture {
+            effects: Vec::new(),
+            page_dependent: false,
+            uncacheable: false,
+            start: st.counters,
+            start_expand_depth: st.expand_depth,
+            max_template_depth: 0,
+            max_expand_depth: st.expand_depth,
+        };
+        st.captures.push(c);
+    }
+
+    fn end_capture(&self, st: &mut State) -> Capture {
+        let c = st.captures.pop().unwrap_or(Capture {
+            effects: Vec::new(),
+            page_dependent: true,
+            uncacheable: true,
+            start: st.counters,
+            start_expand_depth: st.expand_depth,
+            max_template_depth: 0,
+            max_expand_depth: 0,
+        });
+        if let Some(parent) = st.captures.last_mut() {
+            parent.effects.extend(c.effects.iter().cloned());
+            parent.page_dependent |= c.page_dependent;
+            parent.uncacheable |= c.uncacheable;
+            parent.max_template_depth = parent.max_template_depth.max(c.max_template_depth);
+            parent.max_expand_depth = parent.max_expand_depth.max(c.max_expand_depth);
+        }
+        c
+    }
+
+    fn store(&self, key: CacheKey, text: &str, c: Capture, delta: Counters, child_depth: u32) {
+        if c.uncacheable {
+            return;
+        }
+        let titles = c
+            .effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Template(ns, k) => Some((*ns, k.clone())),
+                _ => None,
+            })
+            .collect();
+        let page_dependent = c.page_dependent;
+        let entry = Rc::new(Cached {
+            text: text.into(),
+            delta,
+            template_depth: c.max_template_depth.saturating_sub(child_depth),
+            expand_depth: c.max_expand_depth.saturating_sub(c.start_expand_depth),
+            effects: c.effects,
+            titles,
+            page_dependent,
+        });
+        if page_dependent {
+            self.page_cache.borrow_mut().insert(key, entry);
+            return;
+        }
+        let bytes = self.cache_bytes.get() + text.len() + 64;
+        if bytes > MAX_CACHE_BYTES {
+            self.cache.borrow_mut().clear();
+            self.cache_bytes.set(0);
+        } else {
+            self.cache_bytes.set(bytes);
+        }
+        self.cache.borrow_mut().insert(key, entry);
+    }
+}

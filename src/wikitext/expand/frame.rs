@@ -1,0 +1,72 @@
+//! Frames: one per template call being expanded, holding the call's arguments
+//! unexpanded, as `PPTemplateFrame_Hash` does — an argument is expanded (in the caller's
+//! frame) only when the template uses it, then remembered, so that templates inside an
+//! unused argument are neither expanded nor recorded.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use crate::wikitext::preprocess::Node;
+
+/// An argument as written in the call: its value nodes in the caller's text.
+#[derive(Debug)]
+pub(super) struct ArgDef<'a> {
+    pub value: &'a [Node],
+    /// Named arguments are trimmed after expansion, positional ones are not.
+    pub named: bool,
+}
+
+/// A template being expanded (or the page itself, the root frame).
+#[derive(Debug)]
+pub(super) struct Frame<'a> {
+    /// The frame of the caller, in which arguments are expanded; `None` for the page.
+    pub parent: Option<&'a Frame<'a>>,
+    /// The caller's text, into which the argument nodes point.
+    pub arg_src: &'a str,
+    /// Arguments by name (`"1"`, `"2"`, … for positional ones); a later duplicate wins.
+    pub args: FxHashMap<String, ArgDef<'a>>,
+    /// The template's title after redirects (`None` for the page).
+    pub title: Option<(i32, String)>,
+    /// Template nesting: 0 for the page.
+    pub depth: u32,
+    /// Expanded argument values.
+    pub expanded: RefCell<FxHashMap<String, Rc<str>>>,
+}
+
+impl<'a> Frame<'a> {
+    pub fn root() -> Frame<'static> {
+        Frame {
+            parent: None,
+            arg_src: "",
+            args: FxHashMap::default(),
+            title: None,
+            depth: 0,
+            expanded: RefCell::new(FxHashMap::default()),
+        }
+    }
+
+    /// Whether `title` is this frame's template or one of its callers' (a loop).
+    pub fn in_chain(&self, title: &(i32, String)) -> bool {
+        let mut f = Some(self);
+        while let Some(frame) = f {
+            if frame.title.as_ref() == Some(title) {
+                return true;
+            }
+            f = frame.parent;
+        }
+        false
+    }
+
+    /// The titles of this frame and its callers.
+    pub fn chain(&self) -> impl Iterator<Item = &(i32, String)> {
+        let mut f = Some(self);
+        std::iter::from_fn(move || {
+            let frame = f?;
+            f = frame.parent;
+            Some(frame)
+        })
+        .filter_map(|frame| frame.title.as_ref())
+    }
+}

@@ -1,0 +1,205 @@
+//! Template expansion: a page's wikitext → the wikitext MediaWiki's parser links, lists and
+//! renders, with templates transcluded, arguments substituted, magic words and parser
+//! functions evaluated (`Parser::replaceVariables`, `PPFrame::expand`,
+//! `Parser::braceSubstitution`, ParserFunctions).
+//!
+//! What a reader sees on a real wiki is mostly made by templates — navigation boxes,
+//! infoboxes, stub notices with their categories — so links, categories and the
+//! templates MediaWiki records (`templatelinks`) are only right after expansion.
+//!
+//! Templates come from a [`TemplateSource`] (the build backs it with a first pass over
+//! the dump); each expansion is bounded by MediaWiki's limits plus a deterministic work
+//! budget, and every overrun becomes a [`Warning`] on the [`Expansion`], never an error.
+//! Scribunto's `{{#invoke:…}}` renders MediaWiki's script-error form: Lua is not run here.
+
+mod core_functions;
+mod expander;
+mod expr;
+mod frame;
+mod parser_functions;
+mod php;
+mod plural;
+mod time;
+mod variables;
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::siteinfo::SiteInfo;
+
+pub use expander::Expander;
+pub use expr::{ExprError, evaluate as evaluate_expr};
+
+/// Where template texts come from. Namespaces are numbers, titles DB keys (underscores).
+pub trait TemplateSource {
+    /// The current wikitext of a page, `None` when the page does not exist.
+    fn wikitext(&self, ns: i32, dbkey: &str) -> Option<Cow<'_, str>>;
+    /// Whether a page exists (`{{#ifexist:…}}`).
+    fn exists(&self, ns: i32, dbkey: &str) -> bool;
+    /// The target of a redirect page, `None` when the page is not a redirect.
+    fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)>;
+}
+
+/// MediaWiki's complexity limits (`$wgMaxTemplateDepth`, `$wgMaxPPExpandDepth`,
+/// `$wgMaxPPNodeCount`, `$wgMaxArticleSize`, `$wgExpensiveParserFunctionLimit`; the
+/// defaults are MediaWiki 1.39's, whose depth limits are 100 — 40 before 1.38) and a
+/// deterministic work budget of our own that bounds a hostile page in CPU time without
+/// a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Template nesting (a template transcluded inside a template …).
+    pub template_depth: u32,
+    /// Nested expansions of any kind (arguments, parser-function branches, templates).
+    pub expand_depth: u32,
+    /// Preprocessor nodes visited while expanding.
+    pub node_count: u64,
+    /// Bytes of template and parser-function output, summed over every nesting level.
+    pub post_expand_size: u64,
+    /// Bytes of template source text transcluded.
+    pub pre_expand_size: u64,
+    /// Bytes of template arguments substituted.
+    pub argument_size: u64,
+    /// Calls that need a database look-up (`{{#ifexist:…}}`, `{{PAGESIZE:…}}`).
+    pub expensive_functions: u32,
+    /// Work units: one per node visited, per 16 bytes preprocessed, per 32 bytes of
+    /// text and per 64 bytes of template output copied. The default, 10 M, is about a
+    /// second of CPU in a release build.
+    pub work: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            template_depth: 100,
+            expand_depth: 100,
+            node_count: 1_000_000,
+            post_expand_size: 2 * 1024 * 1024,
+            pre_expand_size: 2 * 1024 * 1024,
+            argument_size: 2 * 1024 * 1024,
+            expensive_functions: 500,
+            work: 10_000_000,
+        }
+    }
+}
+
+/// Site statistics behind `{{NUMBEROFARTICLES}}` and its siblings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteStats {
+    pub articles: u64,
+    pub pages: u64,
+    pub files: u64,
+    pub edits: u64,
+    pub users: u64,
+    pub active_users: u64,
+    pub admins: u64,
+}
+
+/// The wiki an expansion runs on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExpandConfig {
+    /// `{{SITENAME}}`.
+    pub sitename: String,
+    /// `{{SERVER}}`, as Wikimedia sets it: protocol-relative (`//ltg.wikipedia.org`).
+    pub server: String,
+    /// `{{SCRIPTPATH}}` (`/w`).
+    pub script_path: String,
+    /// Article path with `$1` for the title (`/wiki/$1`).
+    pub article_path: String,
+    /// Content language code (`ltg`): plural rules, number formatting.
+    pub lang: String,
+    /// The pinned "now" of `{{CURRENTYEAR}}`, `{{#time:…}}`, … as Unix seconds (UTC): the
+    /// same dump expands to the same text whenever it is built.
+    pub now: i64,
+    pub stats: SiteStats,
+    pub limits: Limits,
+}
+
+impl ExpandConfig {
+    /// The configuration of the wiki a dump comes from, at the pinned time `now`.
+    pub fn from_site(site: &SiteInfo, now: i64) -> ExpandConfig {
+        let host = site.host();
+        ExpandConfig {
+            sitename: site.sitename.clone(),
+            server: if host.is_empty() {
+                String::new()
+            } else {
+                format!("//{host}")
+            },
+            script_path: "/w".to_string(),
+            article_path: "/wiki/$1".to_string(),
+            lang: if site.lang.is_empty() {
+                "en".to_string()
+            } else {
+                site.lang.clone()
+            },
+            now,
+            stats: SiteStats::default(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// A limit overrun or an unsupported construct met while expanding. The page is still
+/// expanded: the offending call renders as MediaWiki renders it (an error span, a link
+/// to the template, or nothing).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Warning {
+    #[error("template loop detected: {title}")]
+    TemplateLoop { title: String },
+    #[error("template recursion depth limit ({limit}) exceeded at {title}")]
+    TemplateDepth { title: String, limit: u32 },
+    #[error("expansion depth limit ({limit}) exceeded")]
+    ExpandDepth { limit: u32 },
+    #[error("preprocessor node-count limit ({limit}) exceeded")]
+    NodeCount { limit: u64 },
+    #[error("post-expand include size limit ({limit} bytes) exceeded by {title}")]
+    PostExpandSize { title: String, limit: u64 },
+    #[error("pre-expand include size limit ({limit} bytes) exceeded by {title}")]
+    PreExpandSize { title: String, limit: u64 },
+    #[error("template argument size limit ({limit} bytes) exceeded")]
+    ArgumentSize { limit: u64 },
+    #[error("expensive parser function limit ({limit}) exceeded")]
+    ExpensiveFunctions { limit: u32 },
+    #[error("work budget ({limit} units) exhausted: the rest of the page was not expanded")]
+    WorkBudget { limit: u64 },
+    #[error("{{{{#invoke:{module}}}}} not run: Lua is not available")]
+    LuaUnavailable { module: String },
+}
+
+/// A page as MediaWiki's parser sees it after template expansion.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expansion {
+    /// The expanded wikitext (comments removed; extension tags kept as tags, their
+    /// wikitext content expanded).
+    pub text: String,
+    /// Every page MediaWiki records in `templatelinks` for this page, in order of first
+    /// use: templates called directly or from other templates, missing ones, both ends
+    /// of template redirects, and invoked modules.
+    pub templates: Vec<(i32, String)>,
+    /// Pages MediaWiki 1.39 records in `pagelinks` without a `[[…]]` in the text: the
+    /// titles checked by `{{#ifexist:…}}`.
+    pub existence_links: Vec<(i32, String)>,
+    /// Modules called through `{{#invoke:…}}` (not run).
+    pub invoked_modules: Vec<String>,
+    /// The last `{{DEFAULTSORT:…}}` key.
+    pub default_sort: Option<String>,
+    pub warnings: Vec<Warning>,
+    pub stats: ExpansionStats,
+}
+
+/// MediaWiki's "NewPP limit report", for this expansion.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpansionStats {
+    pub node_count: u64,
+    pub post_expand_size: u64,
+    pub pre_expand_size: u64,
+    pub argument_size: u64,
+    pub expensive_functions: u32,
+    pub max_template_depth: u32,
+    pub work: u64,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,607 @@
+//! Expected outputs follow MediaWiki's documentation of each construct (Help:Templates,
+//! Help:Magic words, Help:Extension:ParserFunctions).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::time::Instant;
+
+use super::*;
+use crate::redirect::{self, RedirectSyntax};
+use crate::siteinfo::SiteInfo;
+use crate::title::{InterwikiProfile, TitleCodec};
+
+struct Pages {
+    codec: TitleCodec,
+    pages: HashMap<(i32, String), String>,
+}
+
+impl Pages {
+    fn new(pages: &[(&str, &str)]) -> Pages {
+        let codec = TitleCodec::new(&SiteInfo::synthesized("en"), InterwikiProfile::Mediawiki);
+        let pages = pages
+            .iter()
+            .map(|(title, text)| {
+                let t = codec.parse_page_title(title).expect("valid test title");
+                ((t.ns, t.dbkey), text.to_string())
+            })
+            .collect();
+        Pages { codec, pages }
+    }
+}
+
+impl TemplateSource for Pages {
+    fn wikitext(&self, ns: i32, dbkey: &str) -> Option<Cow<'_, str>> {
+        self.pages
+            .get(&(ns, dbkey.to_string()))
+            .map(|s| Cow::Borrowed(s.as_str()))
+    }
+
+    fn exists(&self, ns: i32, dbkey: &str) -> bool {
+        self.pages.contains_key(&(ns, dbkey.to_string()))
+    }
+
+    fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)> {
+        let text = self.pages.get(&(ns, dbkey.to_string()))?;
+        match redirect::parse(text, "en", false, &self.codec) {
+            RedirectSyntax::Target(t) => Some((t.ns, t.dbkey)),
+            _ => None,
+        }
+    }
+}
+
+/// 2017-09-20 13:45:30 UTC, a Wednesday.
+const NOW: i64 = 1_505_915_130;
+
+fn config() -> ExpandConfig {
+    let mut site = SiteInfo::synthesized("en");
+    site.sitename = "Wikipedia".to_string();
+    site.base = "https://en.wikipedia.org/wiki/Main_Page".to_string();
+    ExpandConfig::from_site(&site, NOW)
+}
+
+fn run_with(pages: &[(&str, &str)], title: &str, text: &str, limits: Limits) -> Expansion {
+    let src = Pages::new(pages);
+    let mut cfg = config();
+    cfg.limits = limits;
+    let ex = Expander::new(&src, &src.codec, cfg);
+    let t = src.codec.parse_page_title(title).expect("valid page title");
+    ex.expand_page(t.ns, &t.dbkey, text)
+}
+
+fn run(pages: &[(&str, &str)], text: &str) -> Expansion {
+    run_with(pages, "Test page", text, Limits::default())
+}
+
+fn ex(text: &str) -> String {
+    run(&[], text).text
+}
+
+fn ex_on(title: &str, text: &str) -> String {
+    run_with(&[], title, text, Limits::default()).text
+}
+
+fn templates(e: &Expansion) -> Vec<String> {
+    e.templates
+        .iter()
+        .map(|(ns, k)| format!("{ns}:{k}"))
+        .collect()
+}
+
+#[test]
+fn arguments_named_positional_and_defaults() {
+    let pages = [(
+        "Template:T",
+        "[{{{1}}}][{{{2}}}][{{{x}}}][{{{3|def}}}][{{{4}}}][{{{y|a=b}}}]",
+    )];
+    assert_eq!(
+        run(&pages, "{{T|a| b |x = y }}").text,
+        "[a][ b ][y][def][{{{4}}}][a=b]"
+    );
+    // `1=` is a named argument: trimmed, and a later duplicate wins.
+    assert_eq!(
+        run(&pages, "{{T|first|1= second |2=two|x=1|x=2}}").text,
+        "[second][two][2][def][{{{4}}}][a=b]"
+    );
+    // On the page itself there are no arguments.
+    assert_eq!(ex("{{{1}}} {{{1|d}}}"), "{{{1}}} d");
+}
+
+#[test]
+fn inclusion_tags() {
+    let pages = [
+        (
+            "Template:A",
+            "a<noinclude>b</noinclude><includeonly>c</includeonly>",
+        ),
+        (
+            "Template:O",
+            "x<onlyinclude>y</onlyinclude>z<onlyinclude>{{{1|w}}}</onlyinclude>",
+        ),
+        ("Template:U", "a<noinclude>b"),
+    ];
+    assert_eq!(run(&pages, "{{A}}").text, "ac");
+    assert_eq!(run(&pages, "{{O}}|{{O|v}}").text, "yw|yv");
+    assert_eq!(run(&pages, "{{U}}").text, "a");
+    // The page itself keeps noinclude content and drops includeonly content.
+    assert_eq!(
+        ex("a<noinclude>b</noinclude><includeonly>c</includeonly>"),
+        "ab"
+    );
+}
+
+#[test]
+fn titles_namespaces_redirects_and_missing_templates() {
+    let pages = [
+        ("Template:T", "t"),
+        ("Main article", "m"),
+        ("Help:H", "h"),
+        ("Template:R", "#REDIRECT [[Template:T]]"),
+        ("Template:R2", "#REDIRECT [[Template:Gone]]"),
+    ];
+    let e = run(
+        &pages,
+        "{{T}}{{Template:T}}{{:Main article}}{{Help:H}}{{R}}{{ t }}{{Missing}}",
+    );
+    assert_eq!(e.text, "ttmhtt[[:Template:Missing]]");
+    assert_eq!(
+        templates(&e),
+        ["10:T", "0:Main_article", "12:H", "10:R", "10:Missing"]
+    );
+    // A redirect to a missing template transcludes the redirect itself.
+    let e = run(&pages, "{{R2}}");
+    // (At the start of the text, not of a line: a `#` output starts a new line.)
+    assert_eq!(e.text, "\n#REDIRECT [[Template:Gone]]");
+    assert_eq!(templates(&e), ["10:R2", "10:Gone"]);
+}
+
+#[test]
+fn subst_and_modifiers() {
+    let pages = [("Template:T", "t[[x]]")];
+    assert_eq!(run(&pages, "{{subst:T|a}}").text, "{{subst:T|a}}");
+    assert_eq!(run(&pages, "{{safesubst:T}}").text, "t[[x]]");
+    assert_eq!(run(&pages, "{{msg:T}}").text, "t[[x]]");
+    assert_eq!(run(&pages, "{{msgnw:T}}").text, "t&#91;&#91;x&#93;&#93;");
+}
+
+#[test]
+fn only_arguments_used_are_expanded_and_recorded() {
+    let pages = [
+        ("Template:Ignores", "nothing"),
+        ("Template:Uses", "{{{1}}}"),
+        ("Template:Inner", "i"),
+    ];
+    let e = run(&pages, "{{Ignores|{{Inner}}}}");
+    assert_eq!(templates(&e), ["10:Ignores"]);
+    let e = run(&pages, "{{Uses|{{Inner}}}}");
+    assert_eq!(e.text, "i");
+    assert_eq!(templates(&e), ["10:Uses", "10:Inner"]);
+    // Branches not taken are not expanded either.
+    let e = run(&pages, "{{#if:|{{Inner}}|{{Uses|x}}}}");
+    assert_eq!(templates(&e), ["10:Uses"]);
+}
+
+#[test]
+fn block_output_starts_a_line() {
+    let pages = [("Template:List", "* a"), ("Template:Table", "{|\n|x\n|}")];
+    assert_eq!(run(&pages, "x{{List}}").text, "x\n* a");
+    assert_eq!(run(&pages, "x\n{{List}}").text, "x\n* a");
+    assert_eq!(run(&pages, "x{{Table}}").text, "x\n{|\n|x\n|}");
+    assert_eq!(ex("x{{#if:1|# n}}"), "x\n# n");
+}
+
+#[test]
+fn template_loops_are_detected() {
+    let pages = [
+        ("Template:L", "x{{L}}"),
+        ("Template:A", "a{{B}}"),
+        ("Template:B", "b{{A}}"),
+    ];
+    let e = run(&pages, "{{L}}");
+    assert_eq!(
+        e.text,
+        "x<span class=\"error\">Template loop detected: [[Template:L]]</span>"
+    );
+    assert!(matches!(&e.warnings[..], [Warning::TemplateLoop { title }] if title == "Template:L"));
+    let e = run(&pages, "{{A}}");
+    assert_eq!(
+        e.text,
+        "ab<span class=\"error\">Template loop detected: [[Template:A]]</span>"
+    );
+    // A page transcluding itself is expanded once.
+    let e = run_with(
+        &[("Self", "s{{:Self}}")],
+        "Self",
+        "s{{:Self}}",
+        Limits::default(),
+    );
+    assert!(
+        e.text
+            .starts_with("ss<span class=\"error\">Template loop detected")
+    );
+}
+
+#[test]
+fn page_variables() {
+    assert_eq!(
+        ex_on(
+            "Help:A b/c/d",
+            "{{PAGENAME}}|{{FULLPAGENAME}}|{{BASEPAGENAME}}|{{ROOTPAGENAME}}|{{SUBPAGENAME}}"
+        ),
+        "A b/c/d|Help:A b/c/d|A b/c|A b|d"
+    );
+    // The main namespace has no subpages.
+    assert_eq!(ex_on("A/b", "{{BASEPAGENAME}}|{{SUBPAGENAME}}"), "A/b|A/b");
+    assert_eq!(
+        ex_on(
+            "User talk:X y",
+            "{{NAMESPACE}}|{{NAMESPACENUMBER}}|{{TALKSPACE}}|{{SUBJECTSPACE}}|{{TALKPAGENAME}}|{{SUBJECTPAGENAME}}"
+        ),
+        "User talk|3|User talk|User|User talk:X y|User:X y"
+    );
+    assert_eq!(
+        ex_on(
+            "Help:A b/ā",
+            "{{PAGENAMEE}}|{{FULLPAGENAMEE}}|{{NAMESPACEE}}"
+        ),
+        "A_b/%C4%81|Help:A_b/%C4%81|Help"
+    );
+    assert_eq!(ex_on("A'b", "{{PAGENAME}}"), "A&#39;b");
+    assert_eq!(
+        ex(
+            "{{PAGENAME:Help:X y}}|{{TALKPAGENAME:Template:Navbar}}|{{NAMESPACE:Category:Z}}|{{PAGENAME:}}"
+        ),
+        "X y|Template talk:Navbar|Category|"
+    );
+    assert_eq!(
+        ex("{{SITENAME}}|{{SERVER}}|{{SERVERNAME}}|{{CONTENTLANG}}|{{!}}|{{=}}"),
+        "Wikipedia|//en.wikipedia.org|en.wikipedia.org|en|||="
+    );
+    // With an argument, a variable name is a template.
+    assert_eq!(ex("{{PAGENAME|x}}"), "[[:Template:PAGENAME]]");
+}
+
+#[test]
+fn date_variables_use_the_pinned_time() {
+    assert_eq!(
+        ex(
+            "{{CURRENTYEAR}}-{{CURRENTMONTH}}-{{CURRENTDAY2}} {{CURRENTDAY}} {{CURRENTMONTH1}} {{CURRENTMONTHNAME}} {{CURRENTMONTHABBREV}}"
+        ),
+        "2017-09-20 20 9 September Sep"
+    );
+    assert_eq!(
+        ex(
+            "{{CURRENTDAYNAME}} {{CURRENTDOW}} {{CURRENTWEEK}} {{CURRENTTIME}} {{CURRENTHOUR}} {{CURRENTTIMESTAMP}} {{LOCALYEAR}}"
+        ),
+        "Wednesday 3 38 13:45 13 20170920134530 2017"
+    );
+}
+
+#[test]
+fn case_and_encoding_functions() {
+    assert_eq!(
+        ex("{{lc:ÀBC}}|{{uc:straße}}|{{lcfirst:ABC}}|{{ucfirst:ßa}}|{{UC:x}}"),
+        "àbc|STRASSE|aBC|SSa|X"
+    );
+    assert_eq!(
+        ex("{{urlencode:a b&c/d}}|{{urlencode:a b&c|WIKI}}|{{urlencode:a b&c|PATH}}"),
+        "a+b%26c%2Fd|a_b%26c|a%20b%26c"
+    );
+    assert_eq!(ex("{{anchorencode:x y \"z\"}}"), "x_y_&quot;z&quot;");
+    assert_eq!(
+        ex("{{ns:10}}|{{ns:template}}|{{ns:0}}|{{nse:11}}|{{ns:Image}}|{{ns:nonsense}}"),
+        "Template|Template||Template_talk|File|"
+    );
+    assert_eq!(
+        ex("{{fullurl:A b|action=edit}}|{{localurl:A b}}|{{localurl:A&b|x=1}}|{{canonicalurl:A}}"),
+        "//en.wikipedia.org/w/index.php?title=A_b&action=edit|/wiki/A_b|/w/index.php?title=A%26b&x=1|https://en.wikipedia.org/wiki/A"
+    );
+}
+
+#[test]
+fn number_and_text_functions() {
+    assert_eq!(
+        ex("{{formatnum:1234567.5}}|{{formatnum:1,234.5|R}}"),
+        "1,234,567.5|1234.5"
+    );
+    assert_eq!(
+        ex("{{padleft:7|3}}|{{padright:ab|5|xy}}|{{padleft:abc|2|0}}|{{padleft:|2|-}}"),
+        "007|abxyx|abc|--"
+    );
+    assert_eq!(
+        ex("{{plural:1|page|pages}} {{plural:2|page|pages}} {{plural:1,000|page|pages}}"),
+        "page pages pages"
+    );
+    assert_eq!(
+        ex("{{gender:|he|she|they}} {{grammar:genitive|Wiki}}"),
+        "they Wiki"
+    );
+    assert_eq!(
+        ex("{{#tag:ref|Hi [[A]]|name=x|group=\"g\"}}"),
+        "<ref name=\"x\" group=\"g\">Hi [[A]]</ref>"
+    );
+    assert_eq!(
+        ex("{{#tag:blink|x}}"),
+        "<span class=\"error\">Unknown extension tag \"blink\"</span>"
+    );
+    assert_eq!(
+        ex("{{#language:de}} {{#language:de|en}} {{#language:xx}}"),
+        "Deutsch German xx"
+    );
+    assert_eq!(ex("{{int:edit}}"), "⧼edit⧽");
+    assert_eq!(
+        run(&[("MediaWiki:Hello", "Hello, $1!")], "{{int:hello|you}}").text,
+        "Hello, you!"
+    );
+    assert_eq!(ex("{{DEFAULTSORT:Key}}x"), "x");
+    assert_eq!(
+        run(&[], "{{DEFAULTSORT:Key}}").default_sort.as_deref(),
+        Some("Key")
+    );
+}
+
+#[test]
+fn conditionals() {
+    assert_eq!(
+        ex("{{#if: |yes|no}}|{{#if: x | yes | no }}|{{#if:x|a=b}}|{{#if:}}"),
+        "no|yes|a=b|"
+    );
+    assert_eq!(
+        ex(
+            "{{#ifeq: 01 | 1 | eq | ne}}|{{#ifeq: a | A | eq | ne}}|{{#ifeq:&amp;|&|y|n}}|{{#ifeq:1e3|1000|y|n}}"
+        ),
+        "eq|ne|y|y"
+    );
+    assert_eq!(
+        ex(
+            "{{#iferror:{{#expr:1/0}}|err|ok}}|{{#iferror:fine|err}}|{{#iferror:fine|err|ok}}|{{#iferror:<span class=\"x error\">e</span>|E}}"
+        ),
+        "err|fine|ok|E"
+    );
+    assert_eq!(
+        ex("{{#ifexpr: 1 > 0 | y | n}}|{{#ifexpr: | y | n}}|{{#ifexpr: 1/0 | y | n}}"),
+        "y|n|<strong class=\"error\">Division by zero.</strong>"
+    );
+    assert_eq!(
+        ex("{{#expr: 2 + 3 * 4}}|{{#expr: (2 + 3) * 4}}|{{#expr:}}"),
+        "14|20|"
+    );
+    assert_eq!(
+        ex(
+            "{{#switch: b | a = 1 | b | c = 2 | #default = 3}}|{{#switch: z | a = 1 | 3}}|{{#switch: 01 | 1 = num}}|{{#switch: z | #default = d | a = 1}}|{{#switch: z | a = 1}}"
+        ),
+        "2|3|num|d|"
+    );
+    assert_eq!(ex("{{#switch:c|a|b|c}}"), "c");
+}
+
+#[test]
+fn existence_checks_are_links() {
+    let pages = [("Template:T", "t"), ("Present", "p")];
+    let e = run(
+        &pages,
+        "{{#ifexist:Template:T|y|n}}{{#ifexist:Present|y|n}}{{#ifexist:Absent|y|n}}{{#ifexist:<bad>|y|n}}",
+    );
+    assert_eq!(e.text, "yynn");
+    assert_eq!(
+        e.existence_links,
+        [
+            (10, "T".to_string()),
+            (0, "Present".to_string()),
+            (0, "Absent".to_string())
+        ]
+    );
+    assert_eq!(e.stats.expensive_functions, 3);
+}
+
+#[test]
+fn time_and_paths() {
+    assert_eq!(
+        ex("{{#time:Y-m-d}}|{{#time:j F Y|2001-02-03}}|{{#time:Y|1990}}"),
+        "2017-09-20|3 February 2001|1990"
+    );
+    assert_eq!(
+        ex("{{#time:Y|garbage}}"),
+        "<strong class=\"error\">Error: Invalid time.</strong>"
+    );
+    assert_eq!(
+        ex(
+            "{{#titleparts:Talk:Foo/bar/baz/quok|2}}|{{#titleparts:Talk:Foo/bar/baz/quok|2|2}}|{{#titleparts:Talk:Foo/bar/baz/quok|-1}}|{{#titleparts:Talk:Foo/bar/baz/quok||-1}}"
+        ),
+        "Talk:Foo/bar|bar/baz|Talk:Foo/bar/baz|quok"
+    );
+    assert_eq!(
+        ex_on("Help:A", "{{#rel2abs:/x}}|{{#rel2abs:../b|Help:A/c}}"),
+        "Help:A/x|Help:A/b"
+    );
+}
+
+#[test]
+fn invoke_renders_a_script_error() {
+    let e = run(&[], "{{#invoke:Coordinates|coord|1|2}}");
+    assert!(
+        e.text
+            .starts_with("<strong class=\"error\"><span class=\"scribunto-error\">Script error")
+    );
+    assert_eq!(templates(&e), ["828:Coordinates"]);
+    assert_eq!(e.invoked_modules, ["Module:Coordinates"]);
+    assert!(
+        matches!(&e.warnings[..], [Warning::LuaUnavailable { module }] if module == "Module:Coordinates")
+    );
+    assert_eq!(ex("{{#iferror:{{#invoke:X|y}}|caught}}"), "caught");
+}
+
+#[test]
+fn extension_tags_keep_their_form_and_expand_wikitext_content() {
+    let pages = [(
+        "Template:R",
+        "<ref name=a>{{{1}}}</ref><nowiki>{{{1}}}</nowiki><!-- c -->",
+    )];
+    assert_eq!(
+        run(&pages, "{{R|[[X]]}}").text,
+        "<ref name=a>[[X]]</ref><nowiki>{{{1}}}</nowiki>"
+    );
+}
+
+#[test]
+fn cached_expansions_match_fresh_ones() {
+    let pages = [
+        ("Template:Name", "[[{{PAGENAME}}]]"),
+        ("Template:Box", "<{{{1}}}|{{Inner}}>"),
+        ("Template:Inner", "i"),
+    ];
+    let src = Pages::new(&pages);
+    let ex = Expander::new(&src, &src.codec, config());
+    let a1 = ex.expand_page(0, "A", "{{Box|x}}{{Box|x}}{{Name}}");
+    let b = ex.expand_page(0, "B", "{{Name}}{{Box|x}}");
+    let a2 = ex.expand_page(0, "A", "{{Box|x}}{{Box|x}}{{Name}}");
+    assert_eq!(a1.text, "<x|i><x|i>[[A]]");
+    assert_eq!(b.text, "[[B]]<x|i>");
+    assert_eq!(a1, a2);
+    assert_eq!(templates(&b), ["10:Name", "10:Box", "10:Inner"]);
+}
+
+fn chain(levels: usize, calls: &str) -> Vec<(String, String)> {
+    (0..levels)
+        .map(|i| {
+            let body = if i + 1 == levels {
+                "x".to_string()
+            } else {
+                calls.replace("N", &(i + 1).to_string())
+            };
+            (format!("Template:E{i}"), body)
+        })
+        .collect()
+}
+
+fn run_owned(pages: &[(String, String)], text: &str) -> Expansion {
+    let refs: Vec<(&str, &str)> = pages
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    run(&refs, text)
+}
+
+#[test]
+fn hostile_exponential_templates_are_bounded() {
+    // Each level calls the next twice with different arguments: 2^40 calls unbounded.
+    let pages = chain(40, "{{EN|a{{{1|}}}}}{{EN|b{{{1|}}}}}");
+    let t = Instant::now();
+    let e = run_owned(&pages, "{{E0}}");
+    eprintln!(
+        "exponential with arguments: {:?}, {:?}",
+        t.elapsed(),
+        e.stats
+    );
+    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
+    assert!(!e.warnings.is_empty());
+    assert!(e.stats.work <= Limits::default().work + 1_000_000);
+    // Without arguments the cache makes it linear; the output size limit stops it.
+    let pages = chain(40, "{{EN}}{{EN}}");
+    let t = Instant::now();
+    let e = run_owned(&pages, "{{E0}}");
+    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
+    assert!(
+        e.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::PostExpandSize { .. }))
+    );
+    assert!(e.warnings.len() < 10, "{} warnings", e.warnings.len());
+}
+
+#[test]
+fn hostile_deep_nesting_is_bounded() {
+    let text = "{{#if:x|".repeat(200) + "deep" + &"}}".repeat(200);
+    let t = Instant::now();
+    let e = run(&[], &text);
+    assert!(t.elapsed().as_secs() < 10);
+    assert!(e.text.len() < text.len());
+    // With MediaWiki's pre-1.38 expansion depth (40), the nesting overruns it.
+    let limits = Limits {
+        expand_depth: 40,
+        ..Limits::default()
+    };
+    let e = run_with(&[], "P", &text, limits);
+    assert!(e.text.contains("Expansion depth limit exceeded"));
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::ExpandDepth { limit: 40 }]
+    ));
+    // Template depth.
+    let limits = Limits {
+        template_depth: 5,
+        ..Limits::default()
+    };
+    let pages: Vec<(&str, &str)> = [
+        ("Template:E0", "{{E1}}"),
+        ("Template:E1", "{{E2}}"),
+        ("Template:E2", "{{E3}}"),
+        ("Template:E3", "{{E4}}"),
+        ("Template:E4", "{{E5}}"),
+        ("Template:E5", "{{E6}}"),
+    ]
+    .to_vec();
+    let e = run_with(&pages, "P", "{{E0}}", limits);
+    assert_eq!(
+        e.text,
+        "<span class=\"error\">Template recursion depth limit exceeded (5)</span>"
+    );
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::TemplateDepth { limit: 5, .. }]
+    ));
+    // A chain of 150 templates with the default limits.
+    let pages = chain(150, "{{EN}}");
+    let e = run_owned(&pages, "{{E0}}");
+    assert!(e.warnings.iter().any(|w| matches!(
+        w,
+        Warning::TemplateDepth { .. } | Warning::ExpandDepth { .. }
+    )));
+}
+
+#[test]
+fn node_count_and_size_limits_warn() {
+    let limits = Limits {
+        node_count: 50,
+        ..Limits::default()
+    };
+    let e = run_with(&[], "P", &"{{#if:x|y}}".repeat(100), limits);
+    assert!(e.text.ends_with("Node-count limit exceeded</span>"));
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::NodeCount { limit: 50 }]
+    ));
+    let limits = Limits {
+        post_expand_size: 10,
+        ..Limits::default()
+    };
+    let e = run_with(&[("Template:Big", "0123456789ab")], "P", "{{Big}}", limits);
+    assert_eq!(
+        e.text,
+        "[[:Template:Big]]<!-- WARNING: template omitted, post-expand include size too large -->"
+    );
+    let limits = Limits {
+        work: 100,
+        ..Limits::default()
+    };
+    let e = run_with(&[], "P", &"{{#if:x|y}}".repeat(100), limits);
+    assert!(e.text.len() < 100);
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::WorkBudget { limit: 100 }]
+    ));
+    let limits = Limits {
+        expensive_functions: 1,
+        ..Limits::default()
+    };
+    let e = run_with(
+        &[("A", ""), ("B", "")],
+        "P",
+        "{{#ifexist:A|y|n}}{{#ifexist:B|y|n}}",
+        limits,
+    );
+    assert_eq!(e.text, "yn");
+    assert!(matches!(
+        &e.warnings[..],
+        [Warning::ExpensiveFunctions { limit: 1 }]
+    ));
+}
