@@ -21,6 +21,7 @@ use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use rayon::slice::ParallelSliceMut;
 
@@ -146,29 +147,37 @@ fn get_varint(input: &mut impl BufRead) -> std::io::Result<Option<u64>> {
 }
 
 /// Buffers items up to a byte budget, spilling sorted runs to `dir`.
-pub(super) struct Sorter<T: Item> {
+///
+/// A full buffer is sorted and written on a thread of its own while the next one fills,
+/// so the page consumer does not stall (which idles the parse workers once their window
+/// is full); each of the two buffers gets half the budget.
+pub(super) struct Sorter<T: Item + 'static> {
     name: &'static str,
     dir: PathBuf,
-    budget: usize,
+    /// Bytes one buffer may hold.
+    limit: usize,
     buf: Vec<T>,
     used: usize,
     runs: Vec<PathBuf>,
+    /// The run being written in the background.
+    writing: Option<JoinHandle<Result<(), IndexError>>>,
     /// Runs written in total (merge passes included), for the build report.
     spilled: u64,
     next_file: u64,
 }
 
-impl<T: Item> Sorter<T> {
-    /// A sorter named `name` (its run files are `<name>-N.run` in `dir`) that spills once
-    /// its items hold `budget` bytes.
+impl<T: Item + 'static> Sorter<T> {
+    /// A sorter named `name` (its run files are `<name>-N.run` in `dir`) whose items
+    /// hold at most about `budget` bytes.
     pub fn new(name: &'static str, dir: &Path, budget: usize) -> Sorter<T> {
         Sorter {
             name,
             dir: dir.to_path_buf(),
-            budget: budget.max(MIN_RUN_BYTES),
+            limit: (budget / 2).max(MIN_RUN_BYTES),
             buf: Vec::new(),
             used: 0,
             runs: Vec::new(),
+            writing: None,
             spilled: 0,
             next_file: 0,
         }
@@ -178,7 +187,7 @@ impl<T: Item> Sorter<T> {
         // The vector's own slot counts too: growth by doubling can hold twice the items.
         self.used += item.mem() + std::mem::size_of::<T>();
         self.buf.push(item);
-        if self.used >= self.budget {
+        if self.used >= self.limit {
             self.spill()?;
         }
         Ok(())
@@ -190,58 +199,76 @@ impl<T: Item> Sorter<T> {
             .join(format!("{}-{}.run", self.name, self.next_file))
     }
 
-    /// Sorts the buffer and writes it as a run.
-    fn spill(&mut self) -> Result<(), IndexError> {
-        if self.buf.is_empty() {
-            return Ok(());
+    /// Waits for the run being written, if any.
+    fn wait(&mut self) -> Result<(), IndexError> {
+        match self.writing.take() {
+            None => Ok(()),
+            Some(h) => h.join().unwrap_or_else(|_| {
+                Err(IndexError::Encode {
+                    what: "sort run",
+                    message: format!("the thread writing a {} run panicked", self.name),
+                })
+            }),
         }
+    }
+
+    /// Hands the buffer to a thread that sorts it and writes it as a run.
+    fn spill(&mut self) -> Result<(), IndexError> {
+        self.wait()?;
         let mut items = std::mem::take(&mut self.buf);
         self.used = 0;
-        items.par_sort_unstable();
         let path = self.run_path();
-        write_run(&path, items.into_iter().map(Ok))?;
+        let file = path.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("wikiwit-sort-{}", self.name))
+            .spawn(move || {
+                items.sort_unstable();
+                write_run(&file, items.into_iter().map(Ok))
+            })
+            .map_err(|e| IndexError::io(&path, e))?;
         self.runs.push(path);
+        self.writing = Some(handle);
         self.spilled += 1;
         Ok(())
     }
 
     /// Ends the input: the items in order. Without any run spilled the buffer is sorted
-    /// in memory and nothing touches the disk; otherwise the rest of the buffer is spilled
-    /// too (so merging holds no buffer) and runs are merged [`FAN_IN`] at a time.
+    /// in memory and nothing touches the disk; otherwise runs are merged [`FAN_IN`] at a
+    /// time, the rest of the buffer (sorted in memory) taking part in the last merge.
     pub fn finish(mut self) -> Result<Sorted<T>, IndexError> {
-        if self.runs.is_empty() {
-            let mut items = std::mem::take(&mut self.buf);
-            items.par_sort_unstable();
-            return Ok(Sorted {
-                inner: Inner::Memory(items.into_iter()),
-                spilled: 0,
-                _runs: RunFiles(Vec::new()),
-            });
-        }
-        self.spill()?;
-        self.buf = Vec::new();
-        while self.runs.len() > FAN_IN {
+        self.wait()?;
+        let mut rest = std::mem::take(&mut self.buf);
+        rest.par_sort_unstable();
+        while self.runs.len() >= FAN_IN {
             let group: Vec<PathBuf> = self.runs.drain(..FAN_IN).collect();
-            let merged = Merge::<T>::open(&group)?;
+            let merged = Merge::<T>::open(&group, Vec::new())?;
             let path = self.run_path();
+            self.runs.push(path.clone());
             write_run(&path, merged)?;
             for p in &group {
                 let _ = std::fs::remove_file(p);
             }
-            self.runs.push(path);
             self.spilled += 1;
         }
         let runs = std::mem::take(&mut self.runs);
+        let inner = if runs.is_empty() {
+            Inner::Memory(rest.into_iter())
+        } else {
+            Inner::Merge(Merge::open(&runs, rest)?)
+        };
         Ok(Sorted {
-            inner: Inner::Merge(Merge::open(&runs)?),
+            inner,
             spilled: self.spilled,
             _runs: RunFiles(runs),
         })
     }
 }
 
-impl<T: Item> Drop for Sorter<T> {
+impl<T: Item + 'static> Drop for Sorter<T> {
     fn drop(&mut self) {
+        // The writing thread must be done before its file is removed, or the file
+        // would be created after the removal and outlive the build.
+        let _ = self.wait();
         for p in &self.runs {
             let _ = std::fs::remove_file(p);
         }
@@ -298,18 +325,20 @@ impl<T: Item> Iterator for Sorted<T> {
     }
 }
 
-/// A k-way merge of sorted run files.
+/// A k-way merge of sorted run files and, optionally, sorted items still in memory.
 struct Merge<T: Item> {
     readers: Vec<(PathBuf, BufReader<File>)>,
+    memory: std::vec::IntoIter<T>,
     heap: BinaryHeap<Reverse<(T, usize)>>,
     failed: bool,
 }
 
 impl<T: Item> Merge<T> {
-    fn open(paths: &[PathBuf]) -> Result<Merge<T>, IndexError> {
+    fn open(paths: &[PathBuf], memory: Vec<T>) -> Result<Merge<T>, IndexError> {
         let mut m = Merge {
             readers: Vec::with_capacity(paths.len()),
-            heap: BinaryHeap::with_capacity(paths.len()),
+            memory: memory.into_iter(),
+            heap: BinaryHeap::with_capacity(paths.len() + 1),
             failed: false,
         };
         for (i, p) in paths.iter().enumerate() {
@@ -320,11 +349,18 @@ impl<T: Item> Merge<T> {
                 m.heap.push(Reverse((item, i)));
             }
         }
+        let n = m.readers.len();
+        if let Some(item) = m.read(n)? {
+            m.heap.push(Reverse((item, n)));
+        }
         Ok(m)
     }
 
+    /// The next item of source `i` (`readers.len()` is the memory source).
     fn read(&mut self, i: usize) -> Result<Option<T>, IndexError> {
-        let (path, r) = &mut self.readers[i];
+        let Some((path, r)) = self.readers.get_mut(i) else {
+            return Ok(self.memory.next());
+        };
         T::decode(r).map_err(|e| IndexError::DataCorruption {
             path: path.clone(),
             comment: format!("temporary sort run unreadable: {e}"),
@@ -380,7 +416,7 @@ mod tests {
             .collect()
     }
 
-    fn sort_with<T: Item + Clone>(items: &[T], budget: usize) -> (Vec<T>, u64) {
+    fn sort_with<T: Item + Clone + 'static>(items: &[T], budget: usize) -> (Vec<T>, u64) {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Sorter::new("t", dir.path(), budget);
         for it in items {
