@@ -25,7 +25,7 @@ use std::thread::JoinHandle;
 
 use rayon::slice::ParallelSliceMut;
 
-use crate::index::IndexError;
+use crate::index::{IndexError, varint};
 
 /// Runs merged at once. Each open run costs one read buffer ([`READ_BUF`]).
 pub(super) const FAN_IN: usize = 64;
@@ -59,13 +59,13 @@ impl Item for KeyVal {
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
-        put_varint(out, self.key.len() as u64);
+        varint::put(out, self.key.len() as u64);
         out.extend_from_slice(&self.key);
         out.extend_from_slice(&self.val.to_le_bytes());
     }
 
     fn decode(input: &mut impl BufRead) -> std::io::Result<Option<Self>> {
-        let Some(len) = get_varint(input)? else {
+        let Some(len) = varint::get_or_end(input)? else {
             return Ok(None);
         };
         let mut key = vec![0u8; len as usize];
@@ -115,35 +115,6 @@ fn read_or_end(input: &mut impl BufRead, buf: &mut [u8]) -> std::io::Result<bool
     }
     input.read_exact(buf)?;
     Ok(true)
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn get_varint(input: &mut impl BufRead) -> std::io::Result<Option<u64>> {
-    let mut v = 0u64;
-    let mut b = [0u8; 1];
-    for shift in (0..64).step_by(7) {
-        if !read_or_end(input, &mut b)? {
-            if shift == 0 {
-                return Ok(None);
-            }
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        v |= u64::from(b[0] & 0x7f) << shift;
-        if b[0] < 0x80 {
-            return Ok(Some(v));
-        }
-    }
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        "varint longer than 10 bytes",
-    ))
 }
 
 /// Buffers items up to a byte budget, spilling sorted runs to `dir`.

@@ -11,6 +11,7 @@ pub mod pages;
 mod publish;
 mod store;
 mod titles;
+pub(crate) mod varint;
 
 use std::path::{Path, PathBuf};
 

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use fst::{IntoStreamer, Map, MapBuilder, Streamer};
 use rayon::prelude::*;
 
-use super::IndexError;
 use super::file::{FramedFile, FramedWriter};
+use super::{IndexError, varint};
 
 pub const KIND: u32 = super::kinds::TITLES;
 
@@ -123,8 +123,8 @@ impl KeySpool {
             self.checkpoints.push(self.bytes);
         }
         let mut head = Vec::with_capacity(20);
-        put_varint(&mut head, key.len() as u64);
-        put_varint(&mut head, value);
+        varint::put(&mut head, key.len() as u64);
+        varint::put(&mut head, value);
         for part in [&head[..], key] {
             out.write_all(part)
                 .map_err(|e| IndexError::io(&self.path, e))?;
@@ -255,8 +255,8 @@ impl Iterator for SpoolIter {
         }
         self.left -= 1;
         let mut read = || -> std::io::Result<(Vec<u8>, u64)> {
-            let len = get_varint(&mut self.input)?;
-            let value = get_varint(&mut self.input)?;
+            let len = varint::get(&mut self.input)?;
+            let value = varint::get(&mut self.input)?;
             let mut key = vec![0u8; len as usize];
             self.input.read_exact(&mut key)?;
             Ok((key, value))
@@ -266,30 +266,6 @@ impl Iterator for SpoolIter {
             comment: format!("temporary key spool unreadable: {e}"),
         }))
     }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn get_varint(input: &mut impl Read) -> std::io::Result<u64> {
-    let mut v = 0u64;
-    let mut b = [0u8; 1];
-    for shift in (0..64).step_by(7) {
-        input.read_exact(&mut b)?;
-        v |= u64::from(b[0] & 0x7f) << shift;
-        if b[0] < 0x80 {
-            return Ok(v);
-        }
-    }
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        "varint longer than 10 bytes",
-    ))
 }
 
 fn build_shard(entries: &[(Vec<u8>, u64)]) -> Result<Vec<u8>, IndexError> {
