@@ -42,8 +42,8 @@ fn change_a_figure(s: &str) -> String {
 fn write_report(index: &Index, n: usize) -> anyhow::Result<String> {
     let mut rng = Rng::default();
     let mut pages = Vec::new();
-    for p in 0..index.page_count() as u32 {
-        let rec = index.page(p)?;
+    for (p, rec) in (0..).zip(index.pages()) {
+        let rec = rec?;
         if rec.ns == 0 && rec.redirect.is_none() {
             pages.push(p);
         }

@@ -30,8 +30,8 @@ fn field(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `page_id, namespace, title, is_redirect` for every page, in dump order.
 pub fn pages(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
+    for p in index.pages() {
+        let p = p?;
         writeln!(
             out,
             "{}\t{}\t{}\t{}",
@@ -48,8 +48,8 @@ pub fn pages(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
 /// MediaWiki's `redirect` table, an interwiki redirect lists the title on the other wiki
 /// without its prefix (MediaWiki keeps the prefix in `rd_interwiki`).
 pub fn redirects(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
+    for p in index.pages() {
+        let p = p?;
         let Some(r) = &p.redirect else { continue };
         writeln!(
             out,
@@ -68,9 +68,8 @@ pub fn redirects(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> 
 /// (as written, normalized, not redirect-resolved — as MediaWiki's `pagelinks`), with
 /// where it sits. A target linked from several contexts appears once per context.
 pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
-        let s = index.structure(n as u32)?;
+    for (p, s) in index.pages().zip(index.structures()?) {
+        let (p, s) = (p?, s?);
         let mut rows: Vec<(i32, &str, &str, u8)> = s
             .links
             .iter()
@@ -103,9 +102,8 @@ pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
 
 /// `from_ns, from_title, category, in_template`.
 pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
-        let s = index.structure(n as u32)?;
+    for (p, s) in index.pages().zip(index.structures()?) {
+        let (p, s) = (p?, s?);
         let mut rows: Vec<(&str, u8)> = s
             .categories
             .iter()
@@ -122,9 +120,8 @@ pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError>
 
 /// `from_ns, from_title, template_ns, template_title, direct`.
 pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
-        let s = index.structure(n as u32)?;
+    for (p, s) in index.pages().zip(index.structures()?) {
+        let (p, s) = (p?, s?);
         let mut rows: Vec<(i32, &str, u8)> = s
             .templates
             .iter()
@@ -157,12 +154,12 @@ pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> 
 /// `action=parse&prop=sections`: `{"title", "sections": [{toclevel, level, line, number,
 /// index, anchor, byteoffset}]}`.
 pub fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
+    for (p, s) in index.pages().zip(index.structures()?) {
+        // Checked before skipping: a damaged block ends the walks.
+        let (p, s) = (p?, s?);
         if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
             continue;
         }
-        let s = index.structure(n as u32)?;
         let sections: Vec<serde_json::Value> = s
             .sections
             .iter()
@@ -189,17 +186,17 @@ pub fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
 /// "start", "end", "text"}`, pages in dump order (redirects and pages without text
 /// skipped). Needs an index built with text.
 pub fn text(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for n in 0..index.page_count() {
-        let p = index.page(n as u32)?;
+    let Some(texts) = index.page_texts()? else {
+        return Err(ExportError::Index(IndexError::NoText {
+            path: index.dir().to_path_buf(),
+        }));
+    };
+    for ((p, s), t) in index.pages().zip(index.structures()?).zip(texts) {
+        // Checked before skipping: a damaged block ends the walks.
+        let (p, s, t) = (p?, s?, t?);
         if p.redirect.is_some() {
             continue;
         }
-        let Some(t) = index.page_text(n as u32)? else {
-            return Err(ExportError::Index(IndexError::NoText {
-                path: index.dir().to_path_buf(),
-            }));
-        };
-        let s = index.structure(n as u32)?;
         let title = index.display_title(&p);
         for (sec, i, x) in t.sentences() {
             let anchor = crate::query::section_anchor(&s, sec);

@@ -199,12 +199,12 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
     let mut pages = Vec::new();
     let mut anchors_pool: Vec<String> = Vec::new();
     let mut width = 1;
-    for n in 0..index.page_count() as u32 {
-        let rec = index.page(n)?;
+    for (rec, s) in index.pages().zip(index.structures()?) {
+        let rec = rec?;
         if rec.redirect.is_some() || rec.ns != 0 {
             continue;
         }
-        let s = index.structure(n)?;
+        let s = s?;
         if s.tables.is_empty() {
             continue;
         }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub use manifest::Manifest;
 pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
-pub use store::{Store, StoreWriter, encode};
+pub use store::{Records, Store, StoreWriter, encode};
 pub use titles::{
     KeySpool, TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
 };
@@ -28,7 +28,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// File names inside an index directory.
 pub mod files {
@@ -267,6 +267,12 @@ impl Index {
         self.pages.get(n as usize)
     }
 
+    /// Every page's record in dump order, each block of the store decoded once: for
+    /// walks over the whole index.
+    pub fn pages(&self) -> Records<'_, PageRecord> {
+        self.pages.iter()
+    }
+
     /// The page number of (namespace, DB key), if the page exists.
     pub fn find(&self, ns: i32, dbkey: &str) -> Option<u32> {
         self.titles.get(ns, dbkey).map(|v| v as u32)
@@ -292,11 +298,28 @@ impl Index {
     /// The structure of page number `n` (links, sections, tables, …), with section
     /// anchors finalized against this wiki's titles.
     pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
-        let mut s = self.parsed()?.structure.get(n as usize)?;
+        Ok(self.finalized(self.parsed()?.structure.get(n as usize)?))
+    }
+
+    /// Every page's structure in dump order, as [`Index::structure`] gives it, each
+    /// block of the store decoded once: for walks over the whole index.
+    pub fn structures(
+        &self,
+    ) -> Result<impl ExactSizeIterator<Item = Result<PageStructure, IndexError>> + '_, IndexError>
+    {
+        Ok(self
+            .parsed()?
+            .structure
+            .iter()
+            .map(|s| s.map(|s| self.finalized(s))))
+    }
+
+    /// Finalizes the anchors of headings that call templates against this wiki's titles.
+    fn finalized(&self, mut s: PageStructure) -> PageStructure {
         if s.sections.iter().any(|x| !x.heading_templates.is_empty()) {
             crate::wikitext::finalize_anchors(&mut s.sections, &|ns, k| self.find(ns, k).is_some());
         }
-        Ok(s)
+        s
     }
 
     /// Whether the index was built with `--pages-only` (pages and titles, nothing parsed).
@@ -386,6 +409,13 @@ impl Index {
             Some(t) => t.get(n as usize).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Every page's plain text in dump order, each block of the store decoded once
+    /// (`None` if the index was built with `--no-text`).
+    pub fn page_texts(&self) -> Result<Option<Records<'_, crate::text::PageText>>, IndexError> {
+        self.parsed()?;
+        Ok(self.text.as_ref().map(Store::iter))
     }
 
     /// The full-text searcher, or why there is none.

@@ -203,11 +203,9 @@ fn load<'a>(
 
 /// The newest revision time in the index: the dump's date, as far as the dump tells.
 fn newest_revision(index: &Index) -> Result<i64, IndexError> {
-    let mut newest = 0;
-    for n in 0..index.page_count() as u32 {
-        newest = newest.max(index.page(n)?.timestamp);
-    }
-    Ok(newest)
+    index
+        .pages()
+        .try_fold(0, |newest, p| Ok(p?.timestamp.max(newest)))
 }
 
 /// Independent sources cited per paragraph (by [`quality::independence_key`]).

@@ -341,8 +341,9 @@ impl<'i> Resolver<'i> {
     }
 
     fn map(&self, key: fn(&PageRecord) -> u64) -> HashMap<u64, u32> {
-        (0..self.index.page_count() as u32)
-            .filter_map(|n| self.index.page(n).ok().map(|r| (key(&r), n)))
+        (0..)
+            .zip(self.index.pages())
+            .filter_map(|(n, r)| r.ok().map(|r| (key(&r), n)))
             .collect()
     }
 }
