@@ -22,4 +22,5 @@ pub mod resolve;
 pub mod siteinfo;
 pub mod text;
 pub mod title;
+pub mod url;
 pub mod wikitext;

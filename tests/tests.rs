@@ -11,6 +11,7 @@ mod expand;
 mod formats;
 mod frontier;
 mod hostile;
+mod layers;
 mod locator;
 mod oracle;
 mod structure;

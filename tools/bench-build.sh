@@ -5,7 +5,7 @@
 #   tools/bench-build.sh [DUMP] [INDEX_FILE] [RUNS] [THREADS] [-- extra build args]
 #
 # Defaults: ../shared/data/ottqa-wiki-183k-multistream.xml.bz2 with its index, 3 runs,
-# 2 threads. Prints each run and the median wall-clock ratio and peak RSS.
+# 2 threads; WIKIWIT_BIN=PATH measures that binary instead of building one. Prints each run and the median wall-clock ratio and peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${WIKIWIT_SHARED:-../shared}
@@ -19,8 +19,13 @@ extra=("$@")
 
 command -v lbzip2 >/dev/null || { echo "lbzip2 is needed (apt-get install lbzip2)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
-cargo build --release --quiet
-bin=target/release/wikiwit
+# WIKIWIT_BIN: a binary to measure instead of building target/release/wikiwit.
+if [ -n "${WIKIWIT_BIN:-}" ]; then
+  bin=$WIKIWIT_BIN
+else
+  cargo build --release --quiet
+  bin=target/release/wikiwit
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 idx_args=()

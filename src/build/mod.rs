@@ -243,7 +243,7 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
         });
     }
     // List pages are recognized from their structure; not at all without it.
-    let list_page = ctx.parse && crate::lists::is_list_page(&title, &structure, lang);
+    let list_page = ctx.parse && crate::wikitext::is_list_page(&title, &structure, lang);
     // Sorted and unique here, on the workers, so the consumer only forwards them.
     let mut link_keys: Vec<Vec<u8>> = structure
         .links

@@ -16,6 +16,7 @@
 //! `/` or ` > ` (`section:History/Early years`).
 
 use super::{Column, Locator, PageSpec, SectionSpec, Target};
+use crate::url::{WikipediaUrl, percent_decode};
 
 /// Why a locator could not be parsed; `offset` is the byte offset of the offending part.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,8 +108,8 @@ fn number(raw: &str, offset: usize, what: &str) -> Result<usize, LocatorError> {
     })
 }
 
-/// Parses the page part: a Wikipedia URL (any of the spellings
-/// [`crate::cite::parse::classify_url`] understands) or a title with an optional anchor.
+/// Parses the page part: a Wikipedia URL (any of the spellings [`WikipediaUrl::parse`]
+/// understands) or a title with an optional anchor.
 fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), LocatorError> {
     let t = raw.trim();
     if t.is_empty() {
@@ -116,15 +117,15 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
     }
     let lower = t.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("www.") {
-        return match crate::cite::parse::classify_url(t) {
-            crate::cite::parse::Source::Wikipedia {
+        return match WikipediaUrl::parse(t) {
+            Some(WikipediaUrl {
                 lang,
                 title,
                 oldid,
                 curid,
                 anchor,
                 ..
-            } => match title {
+            }) => match title {
                 Some(title) => Ok((
                     PageSpec {
                         title,
@@ -139,7 +140,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
                     "a Wikipedia URL without a title (only ?oldid= or ?curid=) cannot be looked up offline",
                 ),
             },
-            _ => err(offset, format!("{t:?} is not a Wikipedia page URL")),
+            None => err(offset, format!("{t:?} is not a Wikipedia page URL")),
         };
     }
     let (title, anchor) = match t.split_once('#') {
@@ -150,7 +151,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
         return err(offset, "empty page title before '#'");
     }
     let section = anchor
-        .map(|a| crate::cite::parse::percent_decode(a.trim()))
+        .map(|a| percent_decode(a.trim()))
         .filter(|a| !a.is_empty())
         .map(SectionSpec::Anchor);
     Ok((
@@ -197,7 +198,7 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
             return err(off, "empty part between '|' separators");
         }
         if let Some(anchor) = raw.trim_start().strip_prefix('#') {
-            let a = crate::cite::parse::percent_decode(anchor.trim());
+            let a = percent_decode(anchor.trim());
             if a.is_empty() {
                 return err(off, "empty section anchor");
             }

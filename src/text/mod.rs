@@ -10,6 +10,7 @@
 pub mod evidence;
 pub mod quantities;
 pub mod search;
+pub mod sentences;
 pub mod tokenizer;
 pub mod words;
 
@@ -129,10 +130,10 @@ pub fn fold_quote(s: &str) -> String {
     out
 }
 
-/// Splits prose into sentences with the report parser's rules (abbreviations, initials,
+/// Splits prose into sentences with [`sentences::split`]'s rules (abbreviations, initials,
 /// decimals): ranges into `text`, whitespace-trimmed, empty ones dropped.
 pub fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
-    crate::cite::parse::split_sentences(text)
+    sentences::split(text)
         .into_iter()
         .filter_map(|r| {
             let s = &text[r.clone()];

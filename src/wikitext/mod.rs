@@ -16,6 +16,7 @@ pub mod expand;
 pub mod flat;
 pub mod known;
 pub mod links;
+mod list_page;
 pub mod magic;
 mod plaintext;
 pub mod preprocess;
@@ -25,6 +26,7 @@ pub mod tables;
 use serde::{Deserialize, Serialize};
 
 pub use analyze::{analyze, analyze_with_text};
+pub use list_page::is_list_page;
 
 /// Where a link sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -10,12 +10,13 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use crate::cite::parse::{Source, TextQuote};
+use crate::cite::parse::Source;
 use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
 use crate::locator::subsections_end;
 use crate::query::section_anchor;
 use crate::query::text::section_number;
 use crate::text::{PageText, fold_quote};
+use crate::url::TextQuote;
 use crate::wikitext::PageStructure;
 
 /// Whether the cited source exists where the citation says.

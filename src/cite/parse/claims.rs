@@ -7,7 +7,8 @@ use super::markdown::{self, Cell, Layout, merge};
 use super::plain::{Edit, PlainText};
 use super::refs::{self, RefEntry, in_ranges, normalize_label};
 use super::resolve::{Mode, Pending, Resolver, Shown};
-use super::{Citation, Marker, ParsedReport, Reference, ReferenceKind, markers, sentences};
+use super::{Citation, Marker, ParsedReport, Reference, ReferenceKind, markers};
+use crate::text::sentences;
 
 /// A claim's text and its byte span in the report.
 type Claim = (String, Range<usize>);

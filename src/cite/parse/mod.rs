@@ -8,8 +8,10 @@
 //!
 //! Pipeline (one private module each): `markdown` (structure and code, via pulldown-cmark)
 //! → `refs` (definitions and sources lists, read line by line) → `markers` (patterns over
-//! prose) → `resolve` (marker → source) → `plain` + `sentences` → `claims` (the sentence
-//! each citation closes).
+//! prose) → `resolve` (marker → source) → `plain` + [`crate::text::sentences`] → `claims`
+//! (the sentence each citation closes). Wikipedia URLs are read by [`crate::url`], which the
+//! locator shares; `urls` adds what only citations need (DOI, arXiv, ISBN, tracking
+//! parameters).
 
 mod claims;
 mod ids;
@@ -18,16 +20,16 @@ mod markers;
 mod plain;
 mod refs;
 mod resolve;
-mod sentences;
 mod urls;
 
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use crate::url::TextQuote;
+
 pub use ids::validate_isbn;
-pub use sentences::split as split_sentences;
-pub use urls::{classify_url, percent_decode, strip_tracking};
+pub use urls::{classify_url, strip_tracking};
 
 /// Everything found in one report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -102,15 +104,6 @@ pub enum Source {
         text: String,
     },
     Unresolved,
-}
-
-/// A text-fragment directive (`#:~:text=prefix-,start,end,-suffix`), percent-decoded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextQuote {
-    pub prefix: Option<String>,
-    pub start: String,
-    pub end: Option<String>,
-    pub suffix: Option<String>,
 }
 
 /// A marker that does not lead to a usable source.

@@ -2,16 +2,19 @@
 //!
 //! Reports cite the same Wikipedia page in many spellings (desktop, mobile, `index.php`,
 //! percent-encoded, with tracking junk appended by the chat UI). The auditor can only look a
-//! page up in the index if those spellings collapse to one title, so this module does that
-//! collapsing; everything that is not Wikipedia, a DOI resolver or arXiv stays a plain URL.
+//! page up in the index if those spellings collapse to one title: [`crate::url`] does that
+//! collapsing, shared with the locator; this module adds what only citations need (DOI and
+//! arXiv URLs, `Special:BookSources` ISBNs, tracking parameters stripped so that equal
+//! citations compare equal). Everything else stays a plain URL.
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Source;
 use super::ids;
-use super::{Source, TextQuote};
+use crate::url::{WikipediaUrl, percent_decode, split_url};
 
 static URL_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?i)\b(?:https?://|www\.)[^\s<>"`{}|\\^\[\]【】「」]+"#).expect("valid URL regex")
@@ -54,161 +57,6 @@ fn is_tracking_param(name: &str) -> bool {
                 | "wprov"
                 | "ref_src"
         )
-}
-
-/// Decodes `%XX` escapes. Malformed escapes are kept literally and invalid UTF-8 is replaced
-/// rather than rejected: a half-broken URL in a report still identifies its page.
-pub fn percent_decode(s: &str) -> String {
-    decode_escapes(s, b'%')
-}
-
-/// Decodes `<escape>XX` hex pairs into bytes, then into UTF-8 (lossily).
-fn decode_escapes(s: &str, escape: u8) -> String {
-    let bytes = s.as_bytes();
-    if !bytes.contains(&escape) {
-        return s.to_string();
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == escape
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex_val(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Decodes MediaWiki's legacy section-anchor encoding, where `%` was replaced by `.`
-/// (`Rise_.E2.80.93_fall` is `Rise – fall`).
-///
-/// The encoding is ambiguous with literal dots (`Version_1.28`), so a `.XX` pair is decoded
-/// only when that is the likely reading: always when a run forms a multi-byte UTF-8
-/// character; for escaped ASCII punctuation, when the anchor shows other evidence of the
-/// legacy encoding (a multi-byte run, or an encoded `(`…`)` pair) or the dot does not follow
-/// a digit.
-pub fn decode_legacy_anchor(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let evidence = (s.contains(".28") && s.contains(".29")) || has_multibyte_run(bytes);
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'.' {
-            let run = legacy_run(bytes, i);
-            let after_digit = i > 0 && bytes[i - 1].is_ascii_digit();
-            if let Some(consumed) = accept_legacy_run(&run, evidence || !after_digit) {
-                out.extend_from_slice(&run[..consumed]);
-                i += consumed * 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The bytes encoded by the run of `.XX` pairs (uppercase hex) starting at `i`, at most one
-/// UTF-8 character's worth.
-fn legacy_run(bytes: &[u8], i: usize) -> Vec<u8> {
-    let mut run = Vec::new();
-    let mut j = i;
-    while run.len() < 4 && j + 2 < bytes.len() && bytes[j] == b'.' {
-        let (hi, lo) = (bytes[j + 1], bytes[j + 2]);
-        match (hex_val(hi), hex_val(lo)) {
-            (Some(h), Some(l)) if is_upper_hex(hi) && is_upper_hex(lo) => {
-                run.push(h * 16 + l);
-                j += 3;
-            }
-            _ => break,
-        }
-    }
-    run
-}
-
-fn has_multibyte_run(bytes: &[u8]) -> bool {
-    (0..bytes.len()).filter(|&i| bytes[i] == b'.').any(|i| {
-        let run = legacy_run(bytes, i);
-        run.first().is_some_and(|&b| b >= 0x80) && accept_legacy_run(&run, false).is_some()
-    })
-}
-
-fn is_upper_hex(b: u8) -> bool {
-    b.is_ascii_digit() || (b'A'..=b'F').contains(&b)
-}
-
-/// How many bytes of a `.XX` run to decode (see [`decode_legacy_anchor`]); `None` keeps the
-/// dot. `ascii_ok` allows decoding a single escaped punctuation byte.
-fn accept_legacy_run(run: &[u8], ascii_ok: bool) -> Option<usize> {
-    let first = *run.first()?;
-    if first >= 0x80 {
-        let len = match first {
-            0xC2..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF4 => 4,
-            _ => return None,
-        };
-        let bytes = run.get(..len)?;
-        return std::str::from_utf8(bytes).ok().map(|_| len);
-    }
-    let escaped_punct = matches!(first, 0x21..=0x2F | 0x3B..=0x40 | 0x5B..=0x60 | 0x7B..=0x7E);
-    (escaped_punct && ascii_ok).then_some(1)
-}
-
-/// The parts of an absolute URL this module needs.
-struct UrlParts<'a> {
-    scheme: &'a str,
-    host: String,
-    path: &'a str,
-    query: Option<&'a str>,
-    fragment: Option<&'a str>,
-}
-
-fn split_url(url: &str) -> Option<UrlParts<'_>> {
-    let (scheme, rest) = match url.find("://") {
-        Some(i) => (&url[..i], &url[i + 3..]),
-        None if url.len() >= 4 && url[..4].eq_ignore_ascii_case("www.") => ("https", url),
-        None => return None,
-    };
-    let (before_frag, fragment) = match rest.find('#') {
-        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
-        None => (rest, None),
-    };
-    let (before_query, query) = match before_frag.find('?') {
-        Some(i) => (&before_frag[..i], Some(&before_frag[i + 1..])),
-        None => (before_frag, None),
-    };
-    let (authority, path) = match before_query.find('/') {
-        Some(i) => (&before_query[..i], &before_query[i..]),
-        None => (before_query, ""),
-    };
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host.split(':').next().unwrap_or(host);
-    if host.is_empty() {
-        return None;
-    }
-    Some(UrlParts {
-        scheme,
-        host: host.to_ascii_lowercase(),
-        path,
-        query,
-        fragment,
-    })
 }
 
 /// Query pairs with tracking parameters removed, still raw (undecoded).
@@ -307,10 +155,8 @@ pub fn classify_url(raw: &str) -> Source {
     {
         return Source::Arxiv(id);
     }
-    if let Some(lang) = wikipedia_lang(host)
-        && let Some(source) = wikipedia_source(url, lang, &parts)
-    {
-        return source;
+    if let Some(w) = WikipediaUrl::parse(url) {
+        return wikipedia_source(url, w);
     }
     Source::Url(strip_tracking(url))
 }
@@ -324,124 +170,29 @@ fn arxiv_from_path(path: &str) -> Option<String> {
     ids::arxiv_id(rest)
 }
 
-/// `Some(lang)` for a Wikipedia host (`en.wikipedia.org`, `en.m.wikipedia.org`), `Some(None)`
-/// for the language-neutral portal hosts.
-fn wikipedia_lang(host: &str) -> Option<Option<String>> {
-    let prefix = host.strip_suffix("wikipedia.org")?;
-    if prefix.is_empty() {
-        return Some(None);
-    }
-    let prefix = prefix.strip_suffix('.')?;
-    let prefix = prefix.strip_suffix(".m").unwrap_or(prefix);
-    if prefix.is_empty() || prefix == "m" || prefix == "www" {
-        return Some(None);
-    }
-    let valid = prefix
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    valid.then(|| Some(prefix.to_string()))
-}
-
-fn wikipedia_source(url: &str, lang: Option<String>, parts: &UrlParts<'_>) -> Option<Source> {
-    let query = clean_query(parts.query);
-    let param = |name: &str| {
-        query
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| percent_decode(&v.replace('+', " ")))
-    };
-    let number = |name: &str| param(name).and_then(|v| v.trim().parse::<u64>().ok());
-    let mut title = if let Some(raw) = parts.path.strip_prefix("/wiki/") {
-        Some(title_from_dbkey(&percent_decode(raw)))
-    } else {
-        param("title").map(|t| title_from_dbkey(&t))
-    };
-    if let Some(t) = &title
+/// A citation of a Wikipedia URL: a `Special:BookSources` link is the book it names.
+fn wikipedia_source(url: &str, w: WikipediaUrl) -> Source {
+    if let Some(t) = &w.title
         && let Some(isbn) = t.strip_prefix("Special:BookSources/")
         && let Some(isbn) = ids::validate_isbn(isbn)
     {
-        return Some(Source::Isbn(isbn));
+        return Source::Isbn(isbn);
     }
-    if title.as_deref() == Some("") {
-        title = None;
-    }
-    let oldid = number("oldid");
-    let curid = number("curid");
-    if title.is_none() && oldid.is_none() && curid.is_none() {
-        return None;
-    }
-    let (anchor, quote) = split_fragment(parts.fragment);
-    Some(Source::Wikipedia {
-        lang,
-        title,
-        oldid,
-        curid,
-        anchor,
-        quote,
+    Source::Wikipedia {
+        lang: w.lang,
+        title: w.title,
+        oldid: w.oldid,
+        curid: w.curid,
+        anchor: w.anchor,
+        quote: w.quote,
         url: Some(strip_tracking(url)),
-    })
-}
-
-/// Wikipedia URLs carry DB keys: underscores stand for spaces.
-fn title_from_dbkey(s: &str) -> String {
-    s.replace('_', " ").trim().to_string()
-}
-
-/// Splits `#Anchor:~:text=…` into the section anchor and the first text-fragment directive.
-fn split_fragment(fragment: Option<&str>) -> (Option<String>, Option<TextQuote>) {
-    let Some(fragment) = fragment else {
-        return (None, None);
-    };
-    let (anchor_raw, directives) = match fragment.find(":~:") {
-        Some(i) => (&fragment[..i], Some(&fragment[i + 3..])),
-        None => (fragment, None),
-    };
-    let anchor = (!anchor_raw.is_empty()).then(|| {
-        let decoded = decode_legacy_anchor(&percent_decode(anchor_raw));
-        title_from_dbkey(&decoded)
-    });
-    let quote = directives.and_then(|d| {
-        d.split('&')
-            .find_map(|dir| dir.strip_prefix("text="))
-            .and_then(parse_text_directive)
-    });
-    (anchor.filter(|a| !a.is_empty()), quote)
-}
-
-/// Parses a `text=[prefix-,]start[,end][,-suffix]` directive. Splitting happens before
-/// decoding because literal `,` and `-` inside the quote are percent-encoded by the spec.
-pub fn parse_text_directive(value: &str) -> Option<TextQuote> {
-    let mut items: Vec<&str> = value.split(',').collect();
-    let prefix = match items.first() {
-        Some(first) if items.len() > 1 && first.ends_with('-') => {
-            let p = items.remove(0);
-            Some(percent_decode(&p[..p.len() - 1]))
-        }
-        _ => None,
-    };
-    let suffix = match items.last() {
-        Some(last) if items.len() > 1 && last.starts_with('-') => {
-            let s = items.pop().unwrap_or_default();
-            Some(percent_decode(&s[1..]))
-        }
-        _ => None,
-    };
-    let start = percent_decode(items.first()?);
-    if start.trim().is_empty() || items.len() > 2 {
-        return None;
     }
-    let end = items.get(1).map(|e| percent_decode(e));
-    Some(TextQuote {
-        prefix,
-        start,
-        end,
-        suffix,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::url::parse_text_directive;
 
     fn wiki(url: &str) -> (Option<String>, Option<String>, Option<u64>, Option<String>) {
         match classify_url(url) {
@@ -493,13 +244,6 @@ mod tests {
         );
         assert_eq!(title.as_deref(), Some("Café society"));
         assert_eq!(anchor.as_deref(), Some("Rise – and fall (part 1)"));
-    }
-
-    #[test]
-    fn legacy_decoding_leaves_version_numbers_alone() {
-        assert_eq!(decode_legacy_anchor("MediaWiki_1.28"), "MediaWiki_1.28");
-        assert_eq!(decode_legacy_anchor("a.2Cb"), "a,b");
-        assert_eq!(decode_legacy_anchor("x.E2.80"), "x.E2.80");
     }
 
     #[test]
@@ -601,12 +345,5 @@ mod tests {
                 "https://x.org/?q=1"
             ]
         );
-    }
-
-    #[test]
-    fn malformed_percent_escapes_survive() {
-        assert_eq!(percent_decode("a%zz%4"), "a%zz%4");
-        assert_eq!(percent_decode("%E2%80%93"), "–");
-        assert_eq!(percent_decode("%FF"), "\u{FFFD}");
     }
 }

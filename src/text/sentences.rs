@@ -1,9 +1,11 @@
-//! Rule-based sentence splitting for claim extraction.
+//! Rule-based sentence splitting, for a page's evidence text and a report's claims alike.
 //!
-//! A citation vouches for the sentence it closes, so the claim boundary matters more than
-//! anything else the parser does. Report prose is dense with abbreviations ("e.g.", "U.S.",
+//! The index stores a page's text as sentences ([`super::split_sentences`]) and the report
+//! parser (`cite::parse`) cuts a report into claims with the same rules; the splitter lives
+//! here, in the lowest layer that uses it. A citation vouches for the sentence it closes, so
+//! for the report parser the boundary matters more than anything else it finds. Prose is dense with abbreviations ("e.g.", "U.S.",
 //! "et al."), initials and decimals, which naive splitting on ". " gets wrong; the rules
-//! below handle those without a trained model, which keeps the parser deterministic.
+//! below handle those without a trained model, which keeps the split deterministic.
 
 use std::ops::Range;
 
