@@ -9,6 +9,7 @@ mod file;
 pub mod manifest;
 pub mod pages;
 mod publish;
+pub mod sources;
 mod store;
 mod titles;
 
@@ -27,7 +28,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// File names inside an index directory.
 pub mod files {
@@ -43,6 +44,8 @@ pub mod files {
     pub const CATEGORY_MEMBERS: &str = "category-members.csr";
     pub const REDIRECTS_TO: &str = "redirects-to.csr";
     pub const TEXT: &str = "text.rec";
+    pub const SOURCES: &str = "sources.rec";
+    pub const SOURCES_MAP: &str = "sources.fst";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
@@ -58,6 +61,8 @@ pub mod kinds {
     pub const CATEGORY_MEMBERS: u32 = 9;
     pub const REDIRECTS_TO: u32 = 10;
     pub const TEXT: u32 = 11;
+    pub const SOURCES: u32 = 12;
+    pub const SOURCES_MAP: u32 = 13;
     /// A build's temporary store of redirect targets (never part of an index).
     pub const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
 }

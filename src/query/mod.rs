@@ -11,7 +11,7 @@ pub mod text;
 use serde::Serialize;
 
 pub use category::{CategoryView, category};
-pub use links::{InLink, LinkView, inlinks, outlinks};
+pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
 pub use tables::{RowView, TableView, infobox, table, table_row};
 
