@@ -106,6 +106,10 @@ pub enum IndexError {
         "{path} was built with --pages-only: it answers `info`, `resolve` and `export pages|redirects` only (no structure, links or text); rebuild without --pages-only"
     )]
     PagesOnly { path: PathBuf },
+    #[error(
+        "{path} was built with --no-expand (or --pages-only): it holds no templates to expand with; rebuild without --no-expand"
+    )]
+    NotExpanded { path: PathBuf },
 }
 
 impl IndexError {
@@ -293,6 +297,17 @@ impl Index {
         self.codec.prefixed_text(rec.ns, &rec.dbkey)
     }
 
+    /// The template sources the build stored (`sources.rec`); an index built without
+    /// expansion has none.
+    pub fn sources(&self) -> Result<sources::Sources, IndexError> {
+        if !self.manifest.build.expand {
+            return Err(IndexError::NotExpanded {
+                path: self.dir.clone(),
+            });
+        }
+        sources::Sources::open(&self.dir)
+    }
+
     /// The structure of page number `n` (links, sections, tables, …), with section
     /// anchors finalized against this wiki's titles.
     pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
@@ -420,6 +435,9 @@ impl Index {
         }
         if let Some(t) = &self.text {
             t.verify()?;
+        }
+        if self.manifest.build.expand {
+            self.sources()?.verify()?;
         }
         Ok(())
     }
