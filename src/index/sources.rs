@@ -107,13 +107,16 @@ impl Sources {
     }
 }
 
+/// Whether a page exists, from the title map (shared by the threads that expand).
+pub type TitleExists<'a> = &'a (dyn Fn(i32, &str) -> bool + Sync);
+
 /// Sources answering for an expansion. `exists` beyond the source namespaces comes from
 /// `titles` (the index's title map) when there is one: during a build the titles are
 /// known only at its end, so pages of other namespaces then count as missing for
 /// `{{#ifexist:…}}` (see index/FORMAT.md, "sources").
 pub struct SourceLookup<'a> {
     pub sources: &'a Sources,
-    pub titles: Option<&'a (dyn Fn(i32, &str) -> bool + Sync)>,
+    pub titles: Option<TitleExists<'a>>,
 }
 
 impl TemplateSource for SourceLookup<'_> {
