@@ -64,13 +64,23 @@ pub fn redirects(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> 
     Ok(())
 }
 
-/// `from_ns, from_title, to_ns, to_title, context, in_template`: every distinct link
-/// (as written, normalized, not redirect-resolved — as MediaWiki's `pagelinks`), with
-/// where it sits. A target linked from several contexts appears once per context.
+/// The `origin` column: `own` (written in the page's text) or the prefixed DB key of the
+/// template whose expansion produced the row (`Template:Navbox`).
+fn origin(index: &Index, o: &Option<(i32, String)>) -> String {
+    match o {
+        None => "own".to_string(),
+        Some((ns, k)) => index.codec().prefixed_dbkey(*ns, k),
+    }
+}
+
+/// `from_ns, from_title, to_ns, to_title, context, in_template, origin`: every distinct
+/// link (as written, normalized, not redirect-resolved — as MediaWiki's `pagelinks`),
+/// with where it sits and where it comes from (see [`origin`]). A target linked from
+/// several contexts appears once per context.
 pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
     for (p, s) in index.pages().zip(index.structures()?) {
         let (p, s) = (p?, s?);
-        let mut rows: Vec<(i32, &str, &str, u8)> = s
+        let mut rows: Vec<(i32, &str, &str, u8, String)> = s
             .links
             .iter()
             .map(|l| {
@@ -79,12 +89,90 @@ pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
                     l.dbkey.as_str(),
                     l.context.as_str(),
                     u8::from(l.in_template),
+                    origin(index, &l.origin),
                 )
             })
             .collect();
         rows.sort_unstable();
         rows.dedup();
-        for (ns, k, ctx, t) in rows {
+        for (ns, k, ctx, t, o) in rows {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                p.ns,
+                field(&p.dbkey),
+                ns,
+                field(k),
+                ctx,
+                t,
+                field(&o)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `from_ns, from_title, category, in_template, origin`.
+pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for (p, s) in index.pages().zip(index.structures()?) {
+        let (p, s) = (p?, s?);
+        let mut rows: Vec<(&str, u8, String)> = s
+            .categories
+            .iter()
+            .map(|c| {
+                (
+                    c.dbkey.as_str(),
+                    u8::from(c.in_template),
+                    origin(index, &c.origin),
+                )
+            })
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        for (c, t, o) in rows {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                p.ns,
+                field(&p.dbkey),
+                field(c),
+                t,
+                field(&o)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `from_ns, from_title, template_ns, template_title, direct, origin`.
+pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
+    for (p, s) in index.pages().zip(index.structures()?) {
+        let (p, s) = (p?, s?);
+        let mut rows: Vec<(i32, &str, u8, String)> = s
+            .templates
+            .iter()
+            .map(|t| {
+                (
+                    t.ns,
+                    t.dbkey.as_str(),
+                    u8::from(t.direct),
+                    origin(index, &t.origin),
+                )
+            })
+            .collect();
+        rows.sort_unstable();
+        // A template called both directly and from arguments is direct; called both in
+        // the page's text and through another template, it is the page's own.
+        rows.dedup_by(|a, b| {
+            a.0 == b.0 && a.1 == b.1 && {
+                b.2 = b.2.max(a.2);
+                if a.3 == "own" {
+                    b.3 = std::mem::take(&mut a.3);
+                }
+                true
+            }
+        });
+        for (ns, k, d, o) in rows {
             writeln!(
                 out,
                 "{}\t{}\t{}\t{}\t{}\t{}",
@@ -92,58 +180,8 @@ pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
                 field(&p.dbkey),
                 ns,
                 field(k),
-                ctx,
-                t
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// `from_ns, from_title, category, in_template`.
-pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
-        let (p, s) = (p?, s?);
-        let mut rows: Vec<(&str, u8)> = s
-            .categories
-            .iter()
-            .map(|c| (c.dbkey.as_str(), u8::from(c.in_template)))
-            .collect();
-        rows.sort_unstable();
-        rows.dedup();
-        for (c, t) in rows {
-            writeln!(out, "{}\t{}\t{}\t{}", p.ns, field(&p.dbkey), field(c), t)?;
-        }
-    }
-    Ok(())
-}
-
-/// `from_ns, from_title, template_ns, template_title, direct`.
-pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
-        let (p, s) = (p?, s?);
-        let mut rows: Vec<(i32, &str, u8)> = s
-            .templates
-            .iter()
-            .map(|t| (t.ns, t.dbkey.as_str(), u8::from(t.direct)))
-            .collect();
-        rows.sort_unstable();
-        // A template called both directly and from arguments is direct.
-        rows.dedup_by(|a, b| {
-            a.0 == b.0 && a.1 == b.1 && {
-                b.2 = b.2.max(a.2);
-                true
-            }
-        });
-        for (ns, k, d) in rows {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}\t{}",
-                p.ns,
-                field(&p.dbkey),
-                ns,
-                field(k),
-                d
+                d,
+                field(&o)
             )?;
         }
     }

@@ -278,3 +278,178 @@ fn ltgwiki_expansion_agrees_with_mediawiki() {
         }
     }
 }
+
+/// The build expands pages: its exports against the oracle, the origin column, the
+/// commands that expand from the index, and `--no-expand` keeping the pages as written.
+#[test]
+fn ltgwiki_build_with_expansion_agrees_with_mediawiki() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let ix = tmp.path().join("ix");
+    build(
+        &data("ltgwiki-2017-complete.xml.bz2"),
+        &ix,
+        &["--interwiki", "mediawiki", "--no-text"],
+    );
+    let dropped: HashSet<String> = tsv("dropped.tsv")
+        .into_iter()
+        .filter(|r| r[0] == "0")
+        .map(|r| r[1].clone())
+        .collect();
+    let rows = |text: String| -> Vec<Vec<String>> {
+        text.lines()
+            .map(|l| l.split('\t').map(str::to_string).collect::<Vec<_>>())
+            .filter(|r: &Vec<String>| r[0] == "0" && !dropped.contains(&r[1]))
+            .collect()
+    };
+    let triples = |rows: &[Vec<String>]| -> Rows {
+        rows.iter()
+            .map(|r| (r[1].clone(), r[2].parse().unwrap_or(-99), r[3].clone()))
+            .collect()
+    };
+    let links = rows(export(&ix, "links"));
+    let ours_links: Rows = triples(&links).into_iter().filter(|r| r.1 != 10).collect();
+    let ours_templates = triples(&rows(export(&ix, "templates")));
+    let ours_categories: Rows = rows(export(&ix, "categories"))
+        .iter()
+        .map(|r| (r[1].clone(), 14, r[2].clone()))
+        .collect();
+    let keep = |r: &Vec<String>| r[0] == "0" && !dropped.contains(&r[1]);
+    let oracle_templates: Rows = triples(
+        &tsv("templatelinks.tsv")
+            .into_iter()
+            .filter(keep)
+            .collect::<Vec<_>>(),
+    );
+    let oracle_links: Rows = triples(
+        &tsv("pagelinks.tsv")
+            .into_iter()
+            .filter(keep)
+            .collect::<Vec<_>>(),
+    )
+    .into_iter()
+    .filter(|r| r.1 != 10)
+    .collect();
+    let oracle_categories: Rows = tsv("categorylinks.tsv")
+        .into_iter()
+        .filter(|r| keep(r) && !TRACKING.contains(&r[2].as_str()))
+        .map(|r| (r[1].clone(), 14, r[2].clone()))
+        .collect();
+    let lua: HashSet<String> = oracle_templates
+        .iter()
+        .filter(|r| r.1 == 828)
+        .map(|r| r.0.clone())
+        .collect();
+    let no_lua = |p: &str| !lua.contains(p);
+    for (s, floor_p, floor_r) in [
+        (
+            score("links", &ours_links, &oracle_links, &no_lua),
+            0.999,
+            0.999,
+        ),
+        (
+            score("categories", &ours_categories, &oracle_categories, &no_lua),
+            0.999,
+            0.999,
+        ),
+        (
+            score("templates", &ours_templates, &oracle_templates, &no_lua),
+            0.999,
+            0.999,
+        ),
+        (
+            score("links, all", &ours_links, &oracle_links, &|_| true),
+            0.999,
+            0.99,
+        ),
+        (
+            score(
+                "templates, all",
+                &ours_templates,
+                &oracle_templates,
+                &|_| true,
+            ),
+            0.999,
+            0.94,
+        ),
+    ] {
+        eprintln!(
+            "build {}: precision {:.4} recall {:.4} ({} ours, {} MediaWiki)",
+            s.name, s.precision, s.recall, s.ours, s.theirs
+        );
+        assert!(
+            s.precision >= floor_p && s.recall >= floor_r,
+            "{}: precision {:.4}, recall {:.4}",
+            s.name,
+            s.precision,
+            s.recall
+        );
+    }
+    // The origin column: own text or the template that made the row.
+    assert!(links.iter().all(|r| r.len() == 7));
+    assert!(links.iter().any(|r| r[6] == "own"));
+    assert!(
+        links.iter().any(|r| r[6].starts_with("Taiss:")),
+        "no template-made link"
+    );
+    let own = ok(wikiwit()
+        .args(["links", "Rēzekne", "--origin", "own", "--json", "--index"])
+        .arg(&ix));
+    let made = ok(wikiwit()
+        .args([
+            "links", "Rēzekne", "--origin", "template", "--json", "--index",
+        ])
+        .arg(&ix));
+    assert!(own.lines().all(|l| l.contains("\"origin\":null")));
+    assert!(!made.is_empty() && made.lines().all(|l| !l.contains("\"origin\":null")));
+
+    // `expand` and `page --expanded` from the index; the manifest's build date.
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ix.join("manifest.json")).expect("manifest"))
+            .expect("JSON");
+    assert_eq!(m["build"]["expand"], true);
+    assert_eq!(m["build"]["build_date"], "2017-08-13T03:12:18Z");
+    let out = ok(wikiwit()
+        .args(["expand", "--title", "Rēzekne", "--index"])
+        .arg(&ix)
+        .arg("{{PAGENAME}}/{{CURRENTYEAR}}/{{#expr:2*3}}"));
+    assert_eq!(out, "Rēzekne/2017/6\n");
+    let json = ok(wikiwit()
+        .args(["expand", "--json", "--index"])
+        .arg(&ix)
+        .arg("{{Cytys zeimeibys}}"));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["templates"][0], "Taiss:Cytys zeimeibys", "{json}");
+    let page = ok(wikiwit()
+        .args(["page", "Rēzekne", "--expanded", "--index"])
+        .arg(&ix));
+    assert!(page.contains("class=\"infobox\"") && !page.contains("{{Infoskreine"));
+
+    // `--no-expand`: no sources, no template-made rows, and `expand` says why.
+    let plain = tmp.path().join("plain");
+    build(
+        &data("ltgwiki-2017-complete.xml.bz2"),
+        &plain,
+        &[
+            "--interwiki",
+            "mediawiki",
+            "--no-text",
+            "--no-expand",
+            "--build-date",
+            "2020-01-01",
+        ],
+    );
+    assert!(!plain.join("sources.rec").exists());
+    assert!(
+        export(&plain, "links")
+            .lines()
+            .all(|l| l.ends_with("\town"))
+    );
+    let o = wikiwit()
+        .args(["expand", "--index"])
+        .arg(&plain)
+        .arg("x")
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--no-expand"), "{}", stderr(&o));
+}

@@ -13,6 +13,9 @@ use std::time::Instant;
 mod extsort;
 mod graph;
 mod redirects;
+mod sources;
+
+pub use sources::SourcesInfo;
 
 use sha2::{Digest, Sha256};
 
@@ -23,12 +26,14 @@ use redirects::{RedirectSpool, Redirects};
 
 use crate::dump::{Dump, DumpError, Location, RawPage};
 use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
+use crate::index::sources::{SourceLookup, Sources};
 use crate::index::{
     self, IndexError, KeySpool, PageRecord, Resolution, Staging, Store, StoreWriter, TitleMap,
     WarningsWriter,
 };
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::{InterwikiProfile, Title, TitleCodec};
+use crate::wikitext::expand::{ExpandConfig, Expander};
 use crate::wikitext::{self, PageStructure};
 
 /// What to build and how.
@@ -53,6 +58,13 @@ pub struct BuildOptions {
     /// Where temporary files go (a directory inside the new index's staging directory
     /// when `None`).
     pub tmp_dir: Option<PathBuf>,
+    /// Expand templates before analysing pages (a first pass stores the dump's
+    /// templates, modules and messages in `sources.rec`); false: pages are analysed as
+    /// written (`--no-expand`).
+    pub expand: bool,
+    /// The "now" of date magic words, Unix seconds (`--build-date`); by default the
+    /// newest revision among the source pages.
+    pub build_date: Option<i64>,
 }
 
 /// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
@@ -134,9 +146,16 @@ struct Ctx<'a> {
     docs: Option<&'a crate::text::search::DocMaker>,
     /// Parse wikitext (false for `--pages-only`).
     parse: bool,
+    /// Template sources and the wiki's configuration, when pages are expanded.
+    expand: Option<(&'a SourceLookup<'a>, &'a ExpandConfig)>,
 }
 
-fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, DumpError> {
+fn to_page(
+    raw: RawPage<'_>,
+    loc: Location,
+    ctx: &Ctx<'_>,
+    expander: Option<&Expander<'_>>,
+) -> Result<PageOut, DumpError> {
     let (path, codec, lang) = (ctx.path, ctx.codec, ctx.lang);
     let title = codec
         .parse_page_title(&raw.title)
@@ -199,6 +218,27 @@ fn to_page(raw: RawPage<'_>, loc: Location, ctx: &Ctx<'_>) -> Result<PageOut, Du
         }
     }
     let (structure, text) = match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
+        (true, with_text) if expander.is_some() => {
+            let ex = expander.expect("checked by the guard");
+            let a = wikitext::expanded::analyze_expanded(
+                &raw.text,
+                title.ns,
+                &title.dbkey,
+                codec,
+                lang,
+                ex,
+                with_text,
+            );
+            for w in a.expansion.iter().flat_map(|e| &e.warnings) {
+                warnings.push(Warning {
+                    page_id: raw.id,
+                    title: raw.title.clone(),
+                    kind: "expand".into(),
+                    message: w.to_string(),
+                });
+            }
+            (a.structure, a.text)
+        }
         (true, true) => {
             let (s, t) =
                 wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
@@ -397,6 +437,30 @@ fn build_in_pool(
     let tmp = spill.path().to_path_buf();
     let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
     let parse = !opts.pages_only;
+    let mut files = BTreeMap::new();
+    // Templates, modules and messages first: every page may call them.
+    let (sources_info, sources) = if parse && opts.expand {
+        let (info, (rec, map)) =
+            sources::first_pass(&dump, &codec, &site.lang, &dir, progress, cancel)?;
+        files.insert(index::files::SOURCES.to_string(), rec);
+        files.insert(index::files::SOURCES_MAP.to_string(), map);
+        timings.push((
+            "read templates and modules".into(),
+            mark.elapsed().as_secs_f64(),
+        ));
+        mark = Instant::now();
+        (Some(info), Some(Sources::open(&dir)?))
+    } else {
+        (None, None)
+    };
+    let build_date = sources_info
+        .as_ref()
+        .map(|i| opts.build_date.unwrap_or(i.newest_revision));
+    let lookup = sources.as_ref().map(|s| SourceLookup {
+        sources: s,
+        titles: None,
+    });
+    let expand_config = build_date.map(|now| ExpandConfig::from_site(&site, now));
     let with_text = opts.text && parse;
     let mut structures: Option<StoreWriter<PageStructure>> = if parse {
         Some(StoreWriter::create(
@@ -427,6 +491,7 @@ fn build_in_pool(
         lang: &site.lang,
         docs: maker.as_ref(),
         parse,
+        expand: lookup.as_ref().zip(expand_config.as_ref()),
     };
     // Page records without their redirect resolution (patched in once all titles are
     // known), every title, every redirect target: each leaves memory as its page passes.
@@ -441,8 +506,14 @@ fn build_in_pool(
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
         let mut n: u32 = 0;
-        let read = dump.pages(
-            |raw, loc| to_page(raw, loc, &ctx),
+        let read = dump.pages_with(
+            // One expander per worker thread: its caches of parsed templates and of
+            // page-independent expansions serve every page that thread reads.
+            || {
+                ctx.expand
+                    .map(|(lookup, config)| Expander::new(lookup, &codec, config.clone()))
+            },
+            |expander, raw, loc| to_page(raw, loc, &ctx, expander.as_ref()),
             |mut p| {
                 let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
                 // Page numbers are u32 everywhere; u32::MAX is the "missing" marker.
@@ -517,7 +588,6 @@ fn build_in_pool(
     counts.xml_bytes = stats.decompressed_bytes;
     pages_tmp.finish()?;
     let pages_tmp: Store<PageRecord> = Store::open(&pages_tmp_path, index::kinds::PAGES)?;
-    let mut files = BTreeMap::new();
     let mut spills = BTreeMap::new();
     // Every title in key order, with duplicate detection.
     let sorted_titles = titles.finish()?;
@@ -661,6 +731,9 @@ fn build_in_pool(
             phases: timings,
             memory_budget: budget.0,
             sort_runs: spills,
+            expand: sources_info.is_some(),
+            build_date: build_date.map(rfc3339),
+            sources: sources_info,
         },
         counts,
         files,
@@ -700,6 +773,30 @@ fn sanitize_dirname(dbname: &str) -> String {
     } else {
         s
     }
+}
+
+/// `--build-date`: RFC 3339 (`2017-09-01T00:00:00Z`) or a day (`2017-09-01`, midnight
+/// UTC) → Unix seconds.
+pub fn parse_build_date(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let rfc = |s: &str| {
+        time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+            .map(|d| d.unix_timestamp())
+    };
+    rfc(t)
+        .or_else(|_| rfc(&format!("{t}T00:00:00Z")))
+        .map_err(|_| format!("{text:?} is not a date (examples: 2017-09-01, 2017-09-01T12:00:00Z)"))
+}
+
+/// Unix seconds as RFC 3339 (UTC); empty if out of range.
+fn rfc3339(t: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(t)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
 }
 
 fn now_rfc3339() -> String {

@@ -46,6 +46,14 @@ pub struct Args {
     /// index. Removed when the build ends; after a kill, by the next build.
     #[arg(long, value_name = "DIR")]
     tmp_dir: Option<PathBuf>,
+    /// Analyse pages as written, without expanding templates (no first pass, no
+    /// `sources.rec`; links, categories and templates that templates make are missing).
+    #[arg(long)]
+    no_expand: bool,
+    /// The date magic words and `#time` see, RFC 3339 or YYYY-MM-DD (UTC); default: the
+    /// newest revision among the dump's templates, modules and messages.
+    #[arg(long, value_name = "DATE", value_parser = wikiwit::build::parse_build_date)]
+    build_date: Option<i64>,
     /// Print the summary as JSON (the manifest).
     #[arg(long)]
     json: bool,
@@ -71,6 +79,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         pages_only: args.pages_only,
         memory_budget: args.memory_budget,
         tmp_dir: args.tmp_dir.clone(),
+        expand: !args.no_expand,
+        build_date: args.build_date,
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)

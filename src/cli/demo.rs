@@ -43,6 +43,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         pages_only: false,
         memory_budget: None,
         tmp_dir: None,
+        expand: true,
+        build_date: None,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

@@ -1,5 +1,6 @@
 //! `wikiwit links TITLE [--in] [--context C]`.
 
+use wikiwit::query::Origin;
 use wikiwit::wikitext::Context;
 
 use super::{IndexArg, Outcome, query_cmds};
@@ -16,6 +17,10 @@ pub struct Args {
     /// Only links in this context: prose, list, table, infobox, template, ref, gallery, caption.
     #[arg(long, value_parser = parse_context)]
     context: Option<Context>,
+    /// Only links written in the page's own text (`own`) or made by its templates
+    /// (`template`).
+    #[arg(long, value_parser = parse_origin)]
+    origin: Option<Origin>,
     #[command(flatten)]
     index: IndexArg,
     /// One JSON object per link.
@@ -31,11 +36,15 @@ fn parse_context(s: &str) -> Result<Context, String> {
     })
 }
 
+fn parse_origin(s: &str) -> Result<Origin, String> {
+    Origin::parse(s).ok_or_else(|| format!("unknown origin {s:?}: own or template"))
+}
+
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
     if args.incoming {
         return query_cmds::run(
-            || wikiwit::query::inlinks(&index, &args.title, args.context, args.direct),
+            || wikiwit::query::inlinks(&index, &args.title, args.context, args.direct, args.origin),
             |out, links| {
                 for l in links {
                     if args.json {
@@ -57,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
     }
     query_cmds::run(
-        || wikiwit::query::outlinks(&index, &args.title, args.context),
+        || wikiwit::query::outlinks(&index, &args.title, args.context, args.origin),
         |out, links| {
             for l in links {
                 if args.json {
@@ -74,9 +83,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                         .as_ref()
                         .map(|f| format!("#{f}"))
                         .unwrap_or_default();
+                    let from = l
+                        .origin
+                        .as_ref()
+                        .map(|t| format!(" (from {t})"))
+                        .unwrap_or_default();
                     writeln!(
                         out,
-                        "{target}{frag}\t{}{}\t{}\t{}",
+                        "{target}{frag}\t{}{}{from}\t{}\t{}",
                         l.context.as_str(),
                         if l.in_template { " (in template)" } else { "" },
                         l.section

@@ -7,6 +7,7 @@ mod category;
 mod cite;
 mod demo;
 mod eval;
+mod expand;
 mod export;
 mod frontier;
 mod info;
@@ -49,6 +50,8 @@ enum Command {
     Export(export::Args),
     /// A page's summary: sections, infobox, tables, categories, link counts.
     Page(page::Args),
+    /// Expand wikitext in the context of a page, as MediaWiki's action=expandtemplates.
+    Expand(expand::Args),
     /// Links of a page with their context and section, or (--in) the pages linking to it.
     Links(links::Args),
     /// Sections of a page: level, number, MediaWiki anchor, byte range.
@@ -121,6 +124,7 @@ pub fn main() -> ExitCode {
         Command::Resolve(a) => resolve::run(a),
         Command::Export(a) => export::run(a),
         Command::Page(a) => page::run(a),
+        Command::Expand(a) => expand::run(a),
         Command::Links(a) => links::run(a),
         Command::Sections(a) => sections::run(a),
         Command::Infobox(a) => infobox::run(a),

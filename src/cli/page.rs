@@ -9,10 +9,39 @@ pub struct Args {
     index: IndexArg,
     #[arg(long)]
     json: bool,
+    /// Print the page's wikitext after template expansion instead (with --json: and
+    /// the templates, modules and warnings of the expansion).
+    #[arg(long)]
+    expanded: bool,
+}
+
+/// Prints an expansion: the text alone, or everything as JSON.
+pub fn print_expansion(
+    out: &mut dyn std::io::Write,
+    v: &wikiwit::query::ExpandView,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        return super::print_json(out, v);
+    }
+    out.write_all(v.text.as_bytes())?;
+    if !v.text.ends_with('\n') {
+        writeln!(out)?;
+    }
+    for w in &v.warnings {
+        eprintln!("wikiwit: warning: {}", w.message);
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
+    if args.expanded {
+        return query_cmds::run(
+            || wikiwit::query::expand_page(&index, &args.title),
+            |out, v| print_expansion(out, &v, args.json),
+        );
+    }
     query_cmds::run(
         || wikiwit::query::summary(&index, &args.title),
         |out, p| {

@@ -131,6 +131,10 @@ pub enum DumpError {
     Interrupted,
     #[error("internal error while reading the dump (please report it): {message}")]
     Internal { message: String },
+    /// A pass over chosen streams met a page cut across streams (`Dump::pages_in_namespaces`
+    /// then reads every stream instead).
+    #[error("{path}: a page crosses a bz2 stream boundary near {location}")]
+    StreamFragment { path: PathBuf, location: Location },
     /// An error of whoever consumes the pages (e.g. writing the index).
     #[error(transparent)]
     Consumer(Box<dyn std::error::Error + Send + Sync>),

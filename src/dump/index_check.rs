@@ -92,6 +92,22 @@ impl IndexLoad {
         }
     }
 
+    /// Waits for the index; the offsets of the stream groups listing a title whose
+    /// prefix (text before the first `:`) `wanted` accepts.
+    pub fn offsets_with_prefix(
+        &self,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<u64>, DumpError> {
+        let offsets = self.with(true, |ix| {
+            ix.ranges
+                .iter()
+                .filter(|r| r.prefixes.iter().any(|p| wanted(p)))
+                .map(|r| r.offset)
+                .collect()
+        })?;
+        Ok(offsets.unwrap_or_default())
+    }
+
     /// The number of pages the index lists, once it has been read (`None` before).
     pub fn pages_if_read(&self) -> Option<u64> {
         self.with(false, |ix| ix.pages).ok().flatten()

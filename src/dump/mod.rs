@@ -70,6 +70,14 @@ pub struct ReadStats {
     pub decompressed_bytes: u64,
 }
 
+/// What [`Dump::pages_in_namespaces`] read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NamespacePass {
+    /// Streams decoded when the multistream index chose them; `None`: the whole dump.
+    pub streams_read: Option<usize>,
+    pub decompressed_bytes: u64,
+}
+
 /// Minimum number of bz2 streams before decoding them in parallel pays off.
 const MIN_PARALLEL_STREAMS: usize = 3;
 
@@ -203,7 +211,113 @@ impl Dump {
         C: FnMut(T) -> Result<(), DumpError>,
         P: Fn(u64),
     {
-        pieces::run(self, &map, consume, &progress, cancel)
+        let map = |_: &mut (), raw: RawPage<'_>, loc: Location| map(raw, loc);
+        pieces::run(self, &|| (), &map, consume, &progress, cancel, None)
+    }
+
+    /// Like [`Dump::pages`], with a state per worker thread: `init` makes it on the
+    /// thread that uses it (it need not be `Send`, e.g. a template expander with its
+    /// caches), and `map` gets it with every page that thread reads.
+    pub fn pages_with<T, St, Init, M, C, P>(
+        &self,
+        init: Init,
+        map: M,
+        consume: C,
+        progress: P,
+        cancel: &AtomicBool,
+    ) -> Result<ReadStats, DumpError>
+    where
+        T: Send,
+        Init: Fn() -> St + Sync,
+        M: Fn(&mut St, RawPage<'_>, Location) -> Result<T, DumpError> + Sync,
+        C: FnMut(T) -> Result<(), DumpError>,
+        P: Fn(u64),
+    {
+        pieces::run(self, &init, &map, consume, &progress, cancel, None)
+    }
+
+    /// Reads the pages of `namespaces` only, as cheaply as the container allows: with a
+    /// multistream index, only the streams whose index lines name a title with a
+    /// prefix `prefix_ns` maps into `namespaces` are decoded; otherwise every piece is
+    /// decoded but pages of other namespaces are stepped over without being parsed.
+    /// `map` sees pages of `namespaces` only; results come in dump order.
+    ///
+    /// A page cut across chosen streams (not in Wikimedia's dumps, but possible in a
+    /// re-compressed one) fails the pass with [`DumpError::StreamFragment`] after some
+    /// pages were consumed: the caller starts over with `every_stream` set.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pages_in_namespaces<T, M, C, P>(
+        &self,
+        namespaces: &[i32],
+        every_stream: bool,
+        prefix_ns: &dyn Fn(&str) -> Option<i32>,
+        map: M,
+        mut consume: C,
+        progress: P,
+        cancel: &AtomicBool,
+    ) -> Result<NamespacePass, DumpError>
+    where
+        T: Send,
+        M: Fn(RawPage<'_>, Location) -> Result<Option<T>, DumpError> + Sync,
+        C: FnMut(T) -> Result<(), DumpError>,
+        P: Fn(u64),
+    {
+        let map = |_: &mut (), raw: RawPage<'_>, loc: Location| -> Result<Option<T>, DumpError> {
+            if namespaces.contains(&raw.ns) {
+                map(raw, loc)
+            } else {
+                Ok(None)
+            }
+        };
+        if let (Some(load), Plan::Streams(ranges), false) = (&self.index, &self.plan, every_stream)
+        {
+            let wanted = |p: &str| prefix_ns(p).is_some_and(|ns| namespaces.contains(&ns));
+            let offsets = load.offsets_with_prefix(&wanted)?;
+            let chosen: Vec<usize> = offsets
+                .iter()
+                .filter_map(|&o| ranges.binary_search_by_key(&(o as usize), |r| r.start).ok())
+                .collect();
+            let filter = pieces::Filter {
+                namespaces,
+                streams: Some(&chosen),
+            };
+            let stats = pieces::run(
+                self,
+                &|| (),
+                &map,
+                |item: Option<T>| match item {
+                    Some(t) => consume(t),
+                    None => Ok(()),
+                },
+                &progress,
+                cancel,
+                Some(&filter),
+            )?;
+            return Ok(NamespacePass {
+                streams_read: Some(chosen.len()),
+                decompressed_bytes: stats.decompressed_bytes,
+            });
+        }
+        let filter = pieces::Filter {
+            namespaces,
+            streams: None,
+        };
+        let stats = pieces::run(
+            self,
+            &|| (),
+            &map,
+            |item: Option<T>| match item {
+                Some(t) => consume(t),
+                None => Ok(()),
+            },
+            &progress,
+            cancel,
+            Some(&filter),
+        )?;
+        Ok(NamespacePass {
+            streams_read: None,
+            decompressed_bytes: stats.decompressed_bytes,
+        })
     }
 }
 

@@ -27,6 +27,10 @@ pub struct Entry {
 pub struct StreamRange {
     pub offset: u64,
     pub entries: Vec<Entry>,
+    /// The distinct texts before the first `:` of the titles listed here (namespace
+    /// prefixes, and colons of ordinary titles): what a pass that wants only some
+    /// namespaces decides from ([`crate::dump::Dump::pages_in_namespaces`]).
+    pub prefixes: Vec<Box<str>>,
 }
 
 /// A parsed multistream index.
@@ -112,8 +116,19 @@ impl MultistreamIndex {
                 title_hash: title_hash(title),
                 line: lineno,
             };
+            let prefix = title.split_once(':').map(|(p, _)| p);
+            let add_prefix = |r: &mut StreamRange| {
+                if let Some(p) = prefix
+                    && !r.prefixes.iter().any(|x| &**x == p)
+                {
+                    r.prefixes.push(p.into());
+                }
+            };
             match ranges.last_mut() {
-                Some(r) if r.offset == offset => r.entries.push(entry),
+                Some(r) if r.offset == offset => {
+                    r.entries.push(entry);
+                    add_prefix(r);
+                }
                 Some(r) if r.offset > offset => {
                     return Err(syntax(
                         lineno,
@@ -123,10 +138,15 @@ impl MultistreamIndex {
                         ),
                     ));
                 }
-                _ => ranges.push(StreamRange {
-                    offset,
-                    entries: vec![entry],
-                }),
+                _ => {
+                    let mut r = StreamRange {
+                        offset,
+                        entries: vec![entry],
+                        prefixes: Vec::new(),
+                    };
+                    add_prefix(&mut r);
+                    ranges.push(r);
+                }
             }
             pages += 1;
         }

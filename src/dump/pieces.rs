@@ -27,6 +27,28 @@ const PAGE_CLOSE: &[u8] = b"</page>";
 /// Target size of plain-XML slices and sequential-decoder chunks.
 const CHUNK: usize = 8 << 20;
 
+/// A pass over some pages only (see [`super::Dump::pages_in_namespaces`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Filter<'a> {
+    /// Pages of other namespaces are skipped before their XML is parsed.
+    pub namespaces: &'a [i32],
+    /// For a stream plan: the stream ranges to decode (others are not read at all).
+    pub streams: Option<&'a [usize]>,
+}
+
+/// The namespace number of a `<page>` element, read from its `<ns>` without parsing
+/// the page (text is escaped, so the first `<ns>` is the element). `None` if absent.
+fn page_ns(page: &[u8]) -> Option<i32> {
+    let head = &page[..page.len().min(4096)];
+    let open = memchr::memmem::find(head, b"<ns>")? + 4;
+    let close = open + memchr::memmem::find(&head[open..], b"</ns>")?;
+    std::str::from_utf8(&head[open..close])
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// Where a piece's bytes start, to turn region offsets into [`Location`]s.
 #[derive(Debug, Clone, Copy)]
 enum Base {
@@ -172,17 +194,19 @@ fn complete_span(bytes: &[u8]) -> Option<(usize, usize)> {
     (last > first).then_some((first, last))
 }
 
-fn parse_region<T, M>(
+#[allow(clippy::too_many_arguments)]
+fn parse_region<T, St, M>(
     path: &Path,
     region: &[u8],
     base: Base,
     rel: usize,
+    state: &mut St,
     map: &M,
     items: &mut Vec<T>,
     ids: Option<&mut Vec<(u64, u64)>>,
 ) -> Result<(), DumpError>
 where
-    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
+    M: Fn(&mut St, RawPage<'_>, Location) -> Result<T, DumpError>,
 {
     let mut pages = Vec::new();
     xml::parse_pages(region, |p| {
@@ -210,14 +234,20 @@ where
     items.reserve(pages.len());
     for p in pages {
         let loc = base.at(rel as u64 + p.offset);
-        items.push(map(p, loc)?);
+        items.push(map(state, p, loc)?);
     }
     Ok(())
 }
 
-fn work<T, M>(dump: &Dump, src: Source, map: &M) -> Result<PieceOut<T>, DumpError>
+fn work<T, St, M>(
+    dump: &Dump,
+    src: Source,
+    state: &mut St,
+    map: &M,
+    filter: Option<&Filter<'_>>,
+) -> Result<PieceOut<T>, DumpError>
 where
-    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
+    M: Fn(&mut St, RawPage<'_>, Location) -> Result<T, DumpError>,
 {
     let (bytes, base, range_idx): (Cow<'_, [u8]>, Base, Option<usize>) = match src {
         Source::Plain(r) => (
@@ -239,7 +269,7 @@ where
         }
         Source::Owned(v, off) => (Cow::Owned(v), Base::Decompressed(off), None),
     };
-    let range_idx = range_idx.filter(|_| dump.index.is_some());
+    let range_idx = range_idx.filter(|_| dump.index.is_some() && filter.is_none());
     let Some((first, last)) = complete_span(&bytes) else {
         return Ok(PieceOut {
             decoded_len: bytes.len() as u64,
@@ -253,15 +283,42 @@ where
     };
     let mut items = Vec::new();
     let mut ids = Vec::new();
-    parse_region(
-        &dump.path,
-        &bytes[first..last],
-        base,
-        first,
-        map,
-        &mut items,
-        range_idx.map(|_| &mut ids),
-    )?;
+    match filter {
+        None => parse_region(
+            &dump.path,
+            &bytes[first..last],
+            base,
+            first,
+            state,
+            map,
+            &mut items,
+            range_idx.map(|_| &mut ids),
+        )?,
+        Some(f) => {
+            // Only the wanted pages are parsed; the others are stepped over.
+            let region = &bytes[first..last];
+            let mut pos = 0;
+            while let Some(k) = memchr::memmem::find(&region[pos..], PAGE_OPEN) {
+                let start = pos + k;
+                let end = memchr::memmem::find(&region[start..], PAGE_CLOSE)
+                    .map_or(region.len(), |e| start + e + PAGE_CLOSE.len());
+                let page = &region[start..end];
+                if page_ns(page).is_none_or(|ns| f.namespaces.contains(&ns)) {
+                    parse_region(
+                        &dump.path,
+                        page,
+                        base,
+                        first + start,
+                        state,
+                        map,
+                        &mut items,
+                        None,
+                    )?;
+                }
+                pos = end;
+            }
+        }
+    }
     let out = PieceOut {
         decoded_len: bytes.len() as u64,
         lead: bytes[..first].to_vec(),
@@ -283,8 +340,11 @@ thread_local! {
 }
 
 /// Sequential state: the carried fragment and the consumer.
-struct Stitcher<'a, T, M, C> {
+struct Stitcher<'a, T, St, Init, M, C> {
     dump: &'a Dump,
+    /// Makes the map's state for pages stitched on the consumer's thread.
+    init: &'a Init,
+    state: Option<St>,
     map: &'a M,
     consume: C,
     carry: Vec<u8>,
@@ -292,12 +352,16 @@ struct Stitcher<'a, T, M, C> {
     pages: u64,
     /// With a multistream index: checks pages against it, in dump order.
     checker: Option<IndexChecker<'a>>,
+    /// Only chosen streams are read: a fragment cannot be stitched, and the dump's end
+    /// may not be reached.
+    partial: bool,
     _t: std::marker::PhantomData<T>,
 }
 
-impl<T, M, C> Stitcher<'_, T, M, C>
+impl<T, St, Init, M, C> Stitcher<'_, T, St, Init, M, C>
 where
-    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError>,
+    Init: Fn() -> St,
+    M: Fn(&mut St, RawPage<'_>, Location) -> Result<T, DumpError>,
     C: FnMut(T) -> Result<(), DumpError>,
 {
     fn emit(&mut self, item: T) -> Result<(), DumpError> {
@@ -310,6 +374,12 @@ where
         if self.carry.iter().all(u8::is_ascii_whitespace) {
             self.carry.clear();
             return Ok(());
+        }
+        if self.partial {
+            return Err(DumpError::StreamFragment {
+                path: self.dump.path.clone(),
+                location: self.carry_base.at(0),
+            });
         }
         if self.dump.index.is_some() {
             return Err(DumpError::IndexMismatch {
@@ -327,11 +397,13 @@ where
         }
         let carry = std::mem::take(&mut self.carry);
         let mut items = Vec::new();
+        let state = self.state.get_or_insert_with(self.init);
         parse_region(
             &self.dump.path,
             &carry,
             self.carry_base,
             0,
+            state,
             self.map,
             &mut items,
             None,
@@ -365,6 +437,15 @@ where
     fn finish(mut self) -> Result<u64, DumpError> {
         let rest = String::from_utf8_lossy(&self.carry);
         let rest = rest.trim();
+        if self.partial && rest.is_empty() {
+            return Ok(self.pages);
+        }
+        if self.partial && rest != "</mediawiki>" {
+            return Err(DumpError::StreamFragment {
+                path: self.dump.path.clone(),
+                location: self.carry_base.at(0),
+            });
+        }
         if rest == "</mediawiki>" {
             if let Some(checker) = self.checker.take() {
                 checker.finish()?;
@@ -447,16 +528,20 @@ impl Iterator for SeqChunks<'_> {
     }
 }
 
-pub(super) fn run<T, M, C, P>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<T, St, Init, M, C, P>(
     dump: &Dump,
+    init: &Init,
     map: &M,
     consume: C,
     progress: &P,
     cancel: &AtomicBool,
+    filter: Option<&Filter<'_>>,
 ) -> Result<ReadStats, DumpError>
 where
     T: Send,
-    M: Fn(RawPage<'_>, Location) -> Result<T, DumpError> + Sync,
+    Init: Fn() -> St + Sync,
+    M: Fn(&mut St, RawPage<'_>, Location) -> Result<T, DumpError> + Sync,
     C: FnMut(T) -> Result<(), DumpError>,
     P: Fn(u64),
 {
@@ -468,12 +553,16 @@ where
     };
     let mut st = Stitcher {
         dump,
+        init,
+        state: None,
         map,
         consume,
         carry: header.carry,
         carry_base,
         pages: 0,
+        partial: filter.is_some_and(|f| f.streams.is_some()),
         checker: match (&dump.index, &dump.plan) {
+            _ if filter.is_some() => None,
             (Some(load), Plan::Streams(ranges)) => {
                 Some(IndexChecker::new(load, &dump.path, ranges, dump.data.len()))
             }
@@ -489,7 +578,9 @@ where
         progress(end);
         Ok(())
     };
-    let work = |(src, end): (Source, u64)| work(dump, src, map).map(|o| (o, end));
+    let work = |state: &mut St, (src, end): (Source, u64)| {
+        work(dump, src, state, map, filter).map(|o| (o, end))
+    };
     // Each plan yields its pieces (with the file position reached, for progress) in
     // order; pieces of plain XML and of the sequential decoder start after the header.
     type Pieces<'s> = Box<dyn Iterator<Item = Result<(Source, u64), DumpError>> + Send + 's>;
@@ -515,13 +606,27 @@ where
                 .collect();
             (Box::new(pieces.into_iter()), header.plain_start)
         }
-        Plan::Streams(ranges) => (
-            Box::new(
-                (header.next_range..ranges.len())
-                    .map(|i| Ok((Source::Stream(i), ranges[i].end as u64))),
+        Plan::Streams(ranges) => match filter.and_then(|f| f.streams) {
+            Some(chosen) => (
+                Box::new(
+                    chosen
+                        .iter()
+                        .copied()
+                        .filter(|&i| i >= header.next_range && i < ranges.len())
+                        .map(|i| Ok((Source::Stream(i), ranges[i].end as u64)))
+                        .collect::<Vec<_>>()
+                        .into_iter(),
+                ),
+                0,
             ),
-            0,
-        ),
+            None => (
+                Box::new(
+                    (header.next_range..ranges.len())
+                        .map(|i| Ok((Source::Stream(i), ranges[i].end as u64))),
+                ),
+                0,
+            ),
+        },
         Plan::Sequential => (
             Box::new(SeqChunks {
                 dec: SeqDecoder::new(&dump.path, &dump.data, 0),
@@ -537,6 +642,7 @@ where
         threads,
         window(threads),
         source,
+        init,
         work,
         &mut on_piece,
         cancel,

@@ -27,10 +27,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Runs the pipeline on `threads` worker threads; `consume` runs on the calling thread.
-pub fn ordered<I, O, S, W, C>(
+/// Each worker makes its own state with `init` on its own thread (so the state need not
+/// be `Send`: a template expander with its caches) and hands it to every `work` call.
+pub fn ordered<I, O, S, W, C, St, Init>(
     threads: usize,
     window: usize,
     source: S,
+    init: Init,
     work: W,
     mut consume: C,
     cancel: &AtomicBool,
@@ -39,7 +42,8 @@ where
     I: Send,
     O: Send,
     S: Iterator<Item = Result<I, DumpError>> + Send,
-    W: Fn(I) -> Result<O, DumpError> + Sync,
+    Init: Fn() -> St + Sync,
+    W: Fn(&mut St, I) -> Result<O, DumpError> + Sync,
     C: FnMut(O) -> Result<(), DumpError>,
 {
     let threads = threads.max(1);
@@ -56,6 +60,7 @@ where
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
+                let mut worker_state: Option<St> = None;
                 loop {
                     let claimed = {
                         let mut src = lock(&source);
@@ -87,7 +92,11 @@ where
                         }
                     }
                     let out = item.and_then(|it| {
-                        catch_unwind(AssertUnwindSafe(|| work(it))).unwrap_or_else(|panic| {
+                        catch_unwind(AssertUnwindSafe(|| {
+                            let ws = worker_state.get_or_insert_with(&init);
+                            work(ws, it)
+                        }))
+                        .unwrap_or_else(|panic| {
                             let message = panic
                                 .downcast_ref::<&str>()
                                 .map(|s| s.to_string())
@@ -147,7 +156,8 @@ mod tests {
             4,
             8,
             items,
-            |i: u64| {
+            || (),
+            |_: &mut (), i: u64| {
                 std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
                 Ok(i * 2)
             },
@@ -169,7 +179,8 @@ mod tests {
             3,
             6,
             items,
-            |i: u64| {
+            || (),
+            |_: &mut (), i: u64| {
                 if i == 40 || i == 70 {
                     Err(DumpError::Internal {
                         message: format!("item {i}"),
@@ -194,7 +205,8 @@ mod tests {
             2,
             4,
             (0..10).map(Ok),
-            |i: u64| {
+            || (),
+            |_: &mut (), i: u64| {
                 if i == 3 {
                     panic!("boom");
                 }

@@ -71,6 +71,17 @@ pub struct BuildParams {
     /// Sorted runs each sorter wrote to disk (0: it sorted in memory).
     #[serde(default)]
     pub sort_runs: BTreeMap<String, u64>,
+    /// Whether pages were expanded (templates, parser functions) before analysis;
+    /// false for `--no-expand` and `--pages-only`.
+    #[serde(default)]
+    pub expand: bool,
+    /// The "now" of date magic words (RFC 3339): `--build-date`, or the newest revision
+    /// among the source pages. Absent without expansion.
+    #[serde(default)]
+    pub build_date: Option<String>,
+    /// What the first pass stored in `sources.rec`.
+    #[serde(default)]
+    pub sources: Option<crate::build::SourcesInfo>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -9,6 +9,7 @@ mod file;
 pub mod manifest;
 pub mod pages;
 mod publish;
+pub mod sources;
 mod store;
 mod titles;
 pub(crate) mod varint;
@@ -28,7 +29,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// File names inside an index directory.
 pub mod files {
@@ -44,6 +45,8 @@ pub mod files {
     pub const CATEGORY_MEMBERS: &str = "category-members.csr";
     pub const REDIRECTS_TO: &str = "redirects-to.csr";
     pub const TEXT: &str = "text.rec";
+    pub const SOURCES: &str = "sources.rec";
+    pub const SOURCES_MAP: &str = "sources.fst";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
@@ -59,6 +62,8 @@ pub mod kinds {
     pub const CATEGORY_MEMBERS: u32 = 9;
     pub const REDIRECTS_TO: u32 = 10;
     pub const TEXT: u32 = 11;
+    pub const SOURCES: u32 = 12;
+    pub const SOURCES_MAP: u32 = 13;
     /// A build's temporary store of redirect targets (never part of an index).
     pub const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
 }
@@ -102,6 +107,10 @@ pub enum IndexError {
         "{path} was built with --pages-only: it answers `info`, `resolve` and `export pages|redirects` only (no structure, links or text); rebuild without --pages-only"
     )]
     PagesOnly { path: PathBuf },
+    #[error(
+        "{path} was built with --no-expand (or --pages-only): it holds no templates to expand with; rebuild without --no-expand"
+    )]
+    NotExpanded { path: PathBuf },
 }
 
 impl IndexError {
@@ -295,6 +304,17 @@ impl Index {
         self.codec.prefixed_text(rec.ns, &rec.dbkey)
     }
 
+    /// The template sources the build stored (`sources.rec`); an index built without
+    /// expansion has none.
+    pub fn sources(&self) -> Result<sources::Sources, IndexError> {
+        if !self.manifest.build.expand {
+            return Err(IndexError::NotExpanded {
+                path: self.dir.clone(),
+            });
+        }
+        sources::Sources::open(&self.dir)
+    }
+
     /// The structure of page number `n` (links, sections, tables, …), with section
     /// anchors finalized against this wiki's titles.
     pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
@@ -446,6 +466,9 @@ impl Index {
         }
         if let Some(t) = &self.text {
             t.verify()?;
+        }
+        if self.manifest.build.expand {
+            self.sources()?.verify()?;
         }
         Ok(())
     }

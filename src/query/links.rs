@@ -6,6 +6,29 @@ use super::{QueryError, find_page, section_anchor};
 use crate::index::{Index, Resolution};
 use crate::wikitext::Context;
 
+/// Which links to keep, by where they come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Written in the page's own text.
+    Own,
+    /// Produced by expanding a template the page calls.
+    Template,
+}
+
+impl Origin {
+    pub fn parse(s: &str) -> Option<Origin> {
+        match s {
+            "own" => Some(Origin::Own),
+            "template" => Some(Origin::Template),
+            _ => None,
+        }
+    }
+
+    fn keeps(self, origin: &Option<(i32, String)>) -> bool {
+        (self == Origin::Own) == origin.is_none()
+    }
+}
+
 /// One outgoing link.
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkView {
@@ -21,22 +44,25 @@ pub struct LinkView {
     pub in_template: bool,
     /// Anchor of the section holding the link (none in the lead).
     pub section: Option<String>,
-    /// Byte range in the wikitext.
+    /// Byte range in the wikitext (for a link a template made: of the call).
     pub start: u32,
     pub end: u32,
+    /// The template whose expansion produced the link (`None`: the page's own text).
+    pub origin: Option<String>,
 }
 
-/// Outgoing links in document order, optionally only those in `context`.
+/// Outgoing links in document order, optionally only those in `context` and of `origin`.
 pub fn outlinks(
     index: &Index,
     title: &str,
     context: Option<Context>,
+    origin: Option<Origin>,
 ) -> Result<Vec<LinkView>, QueryError> {
     let page = find_page(index, title)?;
     let s = index.structure(page.number)?;
     let mut out = Vec::new();
     for l in &s.links {
-        if context.is_some_and(|c| c != l.context) {
+        if context.is_some_and(|c| c != l.context) || origin.is_some_and(|o| !o.keeps(&l.origin)) {
             continue;
         }
         let (resolved, status) = match index.find(l.ns, &l.dbkey) {
@@ -65,6 +91,10 @@ pub fn outlinks(
             section: section_anchor(&s, l.section),
             start: l.start,
             end: l.end,
+            origin: l
+                .origin
+                .as_ref()
+                .map(|(ns, k)| index.codec().prefixed_text(*ns, k)),
         });
     }
     Ok(out)
@@ -82,12 +112,14 @@ pub struct InLink {
     pub contexts: Vec<Context>,
 }
 
-/// Pages linking to the page, directly or (unless `direct_only`) through a redirect.
+/// Pages linking to the page, directly or (unless `direct_only`) through a redirect;
+/// with `origin`, only through links of that origin.
 pub fn inlinks(
     index: &Index,
     title: &str,
     context: Option<Context>,
     direct_only: bool,
+    origin: Option<Origin>,
 ) -> Result<Vec<InLink>, QueryError> {
     let page = find_page(index, title)?;
     let mut targets = vec![(page.number, None)];
@@ -106,10 +138,14 @@ pub fn inlinks(
                 .links
                 .iter()
                 .filter(|l| l.ns == trec.ns && l.dbkey == trec.dbkey)
+                .filter(|l| origin.is_none_or(|o| o.keeps(&l.origin)))
                 .map(|l| l.context)
                 .collect();
             contexts.sort_unstable();
             contexts.dedup();
+            if origin.is_some() && contexts.is_empty() {
+                continue;
+            }
             if context.is_some_and(|c| !contexts.contains(&c)) {
                 continue;
             }

@@ -3,6 +3,7 @@
 //! prints it as text or JSON.
 
 mod category;
+mod expand;
 mod links;
 mod page;
 mod tables;
@@ -11,7 +12,8 @@ pub mod text;
 use serde::Serialize;
 
 pub use category::{CategoryView, category};
-pub use links::{InLink, LinkView, inlinks, outlinks};
+pub use expand::{ExpandView, WarningView, expand_page, expand_text};
+pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
 pub use tables::{RowView, TableView, infobox, table, table_row};
 

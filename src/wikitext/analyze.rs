@@ -587,6 +587,7 @@ impl<'a> Walker<'a> {
                     section,
                     start: flat.to_src(l.start),
                     end: flat.to_src(l.end.saturating_sub(1)) + 1,
+                    origin: None,
                 });
             }
             Target::Category(t) => {
@@ -604,6 +605,9 @@ impl<'a> Walker<'a> {
                     dbkey: t.dbkey,
                     sortkey,
                     in_template,
+                    start: flat.to_src(l.start),
+                    end: flat.to_src(l.end.saturating_sub(1)) + 1,
+                    origin: None,
                 });
             }
             Target::Image(t) => self.out.images.push(t.dbkey),
@@ -673,6 +677,7 @@ impl<'a> Walker<'a> {
                         direct: !scope.in_template,
                         start: call.span.start,
                         end: call.span.end,
+                        origin: None,
                     });
                 }
             }
@@ -684,6 +689,7 @@ impl<'a> Walker<'a> {
                         direct: !scope.in_template,
                         start: call.span.start,
                         end: call.span.end,
+                        origin: None,
                     });
                 }
             }

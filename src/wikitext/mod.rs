@@ -13,6 +13,7 @@
 mod analyze;
 pub mod anchors;
 pub mod expand;
+pub mod expanded;
 pub mod flat;
 pub mod known;
 pub mod links;
@@ -84,9 +85,13 @@ pub struct Link {
     pub in_template: bool,
     /// Section number: 0 for the lead, `i` for the i-th heading.
     pub section: u32,
-    /// Byte range of the link in the wikitext.
+    /// Byte range of the link in the wikitext; for a link a template made, the range
+    /// of the call in the page's text that made it.
     pub start: u32,
     pub end: u32,
+    /// `None`: written in the page's own text; else the template (namespace, DB key)
+    /// called from the page's text whose expansion produced it.
+    pub origin: Option<(i32, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +100,11 @@ pub struct CategoryLink {
     pub dbkey: String,
     pub sortkey: String,
     pub in_template: bool,
+    /// Byte range of `[[Category:…]]` in the wikitext, or of the call that made it.
+    pub start: u32,
+    pub end: u32,
+    /// As [`Link::origin`].
+    pub origin: Option<(i32, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,9 +113,14 @@ pub struct TemplateUse {
     pub dbkey: String,
     /// Called from the page's own text (not only from another template's arguments).
     pub direct: bool,
-    /// Byte range of the call in the wikitext (links inside it belong to it).
+    /// Byte range of the call in the wikitext (links inside it belong to it); for a
+    /// template used only inside another template, the range of the page's call that
+    /// led to it.
     pub start: u32,
     pub end: u32,
+    /// `None`: called in the page's own text; else the template called from the page's
+    /// text through which it was used (as MediaWiki's `templatelinks` records it).
+    pub origin: Option<(i32, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::frame::{ArgDef, Frame};
 use super::php::{php_trim, starts_with_ci};
 use super::{
-    ExpandConfig, Expansion, ExpansionStats, TemplateSource, Warning, core_functions,
+    ExpandConfig, Expansion, ExpansionStats, Segment, TemplateSource, Warning, core_functions,
     parser_functions, variables,
 };
 use crate::title::{NS_TEMPLATE, TitleCodec};
@@ -132,6 +132,13 @@ pub(super) struct State {
     warned: Warned,
     captures: Vec<Capture>,
     exhausted: bool,
+    /// Where the page's text and the final output live (addresses), to record the
+    /// [`Segment`]s of nodes expanded straight into the output.
+    page_text: std::ops::Range<usize>,
+    root_out: usize,
+    segments: Vec<Segment>,
+    /// While a root node expands: the first template it recorded (`Some(None)`: none yet).
+    root_first: Option<Option<(i32, String)>>,
 }
 
 impl State {
@@ -154,6 +161,10 @@ impl State {
             warned: Warned::default(),
             captures: Vec::new(),
             exhausted: false,
+            page_text: 0..0,
+            root_out: 0,
+            segments: Vec::new(),
+            root_first: None,
         }
     }
 
@@ -161,6 +172,9 @@ impl State {
         match e {
             Effect::Template(ns, k) => {
                 let t = (*ns, k.clone());
+                if let Some(first @ None) = &mut self.root_first {
+                    *first = Some(t.clone());
+                }
                 if self.templates_seen.insert(t.clone()) {
                     self.templates.push(t);
                 }
@@ -409,9 +423,12 @@ impl<'s> Expander<'s> {
         st.counters.work += text.len() as u64 / 16;
         let root = Frame::root();
         let mut out = String::with_capacity(text.len() + text.len() / 2);
+        st.page_text = text.as_ptr() as usize..text.as_ptr() as usize + text.len();
+        st.root_out = &out as *const String as usize;
         self.expand(&mut st, &root, text, &nodes, &mut out);
         Expansion {
             text: out,
+            segments: st.segments,
             templates: st.templates,
             existence_links: st.existence_links,
             invoked_modules: st.invoked,
@@ -486,7 +503,22 @@ impl<'s> Expander<'s> {
         if let Some(c) = st.captures.last_mut() {
             c.max_expand_depth = c.max_expand_depth.max(st.expand_depth);
         }
+        // Nodes of the page's own text expanded straight into the page's output (the
+        // top level, headings, tags like `<ref>`) are recorded as segments: which own
+        // bytes made which output bytes, and through which template.
+        let own_base = (st.root_out == out as *const String as usize
+            && st.page_text.contains(&(src.as_ptr() as usize)))
+        .then(|| (src.as_ptr() as usize - st.page_text.start) as u32);
         for node in nodes {
+            let mark = own_base.map(|base| {
+                st.root_first = Some(None);
+                (
+                    base,
+                    out.len(),
+                    st.templates.len(),
+                    st.existence_links.len(),
+                )
+            });
             st.counters.nodes += 1;
             if st.counters.nodes > limits.node_count {
                 if !st.warned.node_count {
@@ -516,6 +548,32 @@ impl<'s> Expander<'s> {
                 Node::Ext(e) => self.ext(st, frame, src, e, out),
                 Node::Template(call) => self.brace(st, frame, src, call, out),
                 Node::Argument(call) => self.argument(st, frame, src, call, out),
+            }
+            if let Some((base, out_start, templates, existence)) = mark {
+                let own = match node {
+                    Node::Text(r) | Node::Comment(r) | Node::Ignore(r) => Some((r.clone(), false)),
+                    Node::Template(c) | Node::Argument(c) => Some((c.span.clone(), true)),
+                    Node::Equals(p) => Some((*p..*p + 1, false)),
+                    // A tag copied as it is.
+                    Node::Ext(e)
+                        if !(e.inner.is_some() && WIKITEXT_TAGS.contains(&e.name.as_str())) =>
+                    {
+                        Some((e.span.clone(), false))
+                    }
+                    // Their children were recorded as they were expanded.
+                    Node::Heading { .. } | Node::Ext(_) => None,
+                };
+                let first = st.root_first.take().flatten();
+                if let Some((r, call)) = own {
+                    st.segments.push(Segment {
+                        own: base + r.start..base + r.end,
+                        out: out_start as u32..out.len() as u32,
+                        call,
+                        template: if call { first } else { None },
+                        templates: templates as u32..st.templates.len() as u32,
+                        existence_links: existence as u32..st.existence_links.len() as u32,
+                    });
+                }
             }
         }
         st.expand_depth -= 1;

@@ -174,6 +174,10 @@ pub struct Expansion {
     /// The expanded wikitext (comments removed; extension tags kept as tags, their
     /// wikitext content expanded).
     pub text: String,
+    /// Which bytes of the page's own text made which bytes of `text`, in output order:
+    /// how a link found in `text` is traced back to the page's wikitext (locators point
+    /// into the page as written) and to the template that produced it.
+    pub segments: Vec<Segment>,
     /// Every page MediaWiki records in `templatelinks` for this page, in order of first
     /// use: templates called directly or from other templates, missing ones, both ends
     /// of template redirects, and invoked modules.
@@ -187,6 +191,25 @@ pub struct Expansion {
     pub default_sort: Option<String>,
     pub warnings: Vec<Warning>,
     pub stats: ExpansionStats,
+}
+
+/// One node of the page's own text and what it expanded to. Text nodes map byte for
+/// byte; a call's output maps as a whole onto the call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    /// Byte range in the page's wikitext.
+    pub own: std::ops::Range<u32>,
+    /// Byte range in [`Expansion::text`].
+    pub out: std::ops::Range<u32>,
+    /// A `{{…}}` or `{{{…}}}` call (not literal text).
+    pub call: bool,
+    /// The first template the call used (the one it calls directly, or the first one a
+    /// parser function's branch called).
+    pub template: Option<(i32, String)>,
+    /// Indices into [`Expansion::templates`] and [`Expansion::existence_links`] first
+    /// recorded while this node expanded.
+    pub templates: std::ops::Range<u32>,
+    pub existence_links: std::ops::Range<u32>,
 }
 
 /// MediaWiki's "NewPP limit report", for this expansion.

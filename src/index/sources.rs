@@ -1,0 +1,137 @@
+//! The template sources: the wikitext of every page of the namespaces that expansion
+//! reads (Template, Module, MediaWiki), kept on disk so that an index can expand pages
+//! after the build (`wikiwit expand`, `page --expanded`) and a build does not hold
+//! enwiki's million templates in memory.
+//!
+//! `sources.rec` holds one [`SourcePage`] per page in dump order; `sources.fst` maps the
+//! page's title-map key (namespace, DB key) to its record number.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{IndexError, Store, StoreWriter, TitleMap, files, kinds, titles};
+use crate::wikitext::expand::TemplateSource;
+
+/// Namespaces whose pages are sources: Template (10), Module (828) and MediaWiki (8,
+/// the messages `{{int:…}}` reads).
+pub const SOURCE_NAMESPACES: [i32; 3] = [8, 10, 828];
+
+/// One source page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcePage {
+    pub ns: i32,
+    pub dbkey: String,
+    /// The redirect target (namespace, DB key) when the page is a local redirect.
+    pub redirect: Option<(i32, String)>,
+    pub text: String,
+}
+
+/// Writes `sources.rec` and `sources.fst`.
+pub struct SourcesWriter {
+    store: StoreWriter<SourcePage>,
+    /// (title key, record number): a few dozen bytes per template, sorted at the end.
+    keys: Vec<(Vec<u8>, u64)>,
+}
+
+impl SourcesWriter {
+    pub fn create(dir: &Path) -> Result<SourcesWriter, IndexError> {
+        Ok(SourcesWriter {
+            store: StoreWriter::create(&dir.join(files::SOURCES), kinds::SOURCES)?,
+            keys: Vec::new(),
+        })
+    }
+
+    pub fn push(&mut self, page: &SourcePage) -> Result<(), IndexError> {
+        self.keys
+            .push((titles::key(page.ns, &page.dbkey), self.store.len() as u64));
+        self.store.push(page)
+    }
+
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.store.is_empty()
+    }
+
+    /// Finishes both files; returns their sizes (records, map). A title listed twice
+    /// (a broken dump, refused later by the build) keeps its first record.
+    pub fn finish(mut self, dir: &Path) -> Result<(u64, u64), IndexError> {
+        let records = self.store.finish()?;
+        self.keys.sort();
+        self.keys.dedup_by(|b, a| a.0 == b.0);
+        let map = titles::write_kind(
+            &dir.join(files::SOURCES_MAP),
+            kinds::SOURCES_MAP,
+            std::mem::take(&mut self.keys),
+        )?;
+        Ok((records, map))
+    }
+}
+
+/// The sources of an index (or of a build in progress), readable from many threads.
+pub struct Sources {
+    store: Store<SourcePage>,
+    map: TitleMap,
+}
+
+impl Sources {
+    pub fn open(dir: &Path) -> Result<Sources, IndexError> {
+        Ok(Sources {
+            store: Store::open(&dir.join(files::SOURCES), kinds::SOURCES)?,
+            map: TitleMap::open_kind(&dir.join(files::SOURCES_MAP), kinds::SOURCES_MAP)?,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.store.is_empty()
+    }
+
+    /// The source page (namespace, DB key), if it is one. A record that cannot be
+    /// decoded reads as missing: expansion never fails on it (`info --verify` reports it).
+    pub fn get(&self, ns: i32, dbkey: &str) -> Option<SourcePage> {
+        let n = self.map.get(ns, dbkey)?;
+        self.store.get(n as usize).ok()
+    }
+
+    pub fn verify(&self) -> Result<(), IndexError> {
+        self.store.verify()?;
+        self.map.verify()
+    }
+}
+
+/// Whether a page exists, from the title map (shared by the threads that expand).
+pub type TitleExists<'a> = &'a (dyn Fn(i32, &str) -> bool + Sync);
+
+/// Sources answering for an expansion. `exists` beyond the source namespaces comes from
+/// `titles` (the index's title map) when there is one: during a build the titles are
+/// known only at its end, so pages of other namespaces then count as missing for
+/// `{{#ifexist:…}}` (see index/FORMAT.md, "sources").
+pub struct SourceLookup<'a> {
+    pub sources: &'a Sources,
+    pub titles: Option<TitleExists<'a>>,
+}
+
+impl TemplateSource for SourceLookup<'_> {
+    fn wikitext(&self, ns: i32, dbkey: &str) -> Option<Cow<'_, str>> {
+        self.sources.get(ns, dbkey).map(|p| Cow::Owned(p.text))
+    }
+
+    fn exists(&self, ns: i32, dbkey: &str) -> bool {
+        if SOURCE_NAMESPACES.contains(&ns) {
+            return self.sources.map.get(ns, dbkey).is_some();
+        }
+        self.titles.is_some_and(|f| f(ns, dbkey))
+    }
+
+    fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)> {
+        self.sources.get(ns, dbkey).and_then(|p| p.redirect)
+    }
+}

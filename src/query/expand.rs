@@ -1,0 +1,151 @@
+//! `wikiwit expand` and `page --expanded`: wikitext expanded in the context of a page,
+//! as MediaWiki's `action=expandtemplates` does, with the build's expander and the
+//! templates the build stored (`sources.rec`).
+
+use serde::Serialize;
+
+use super::{QueryError, find_page};
+use crate::dump::{Dump, DumpError};
+use crate::index::sources::SourceLookup;
+use crate::index::{Index, IndexError};
+use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Warning};
+
+/// An expansion and what it used.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpandView {
+    /// The page the text was expanded as (prefixed text).
+    pub title: String,
+    pub text: String,
+    /// Every page recorded in templatelinks (prefixed text), in order of first use.
+    pub templates: Vec<String>,
+    pub modules: Vec<String>,
+    /// Titles `{{#ifexist:…}}` checked (recorded as links by MediaWiki).
+    pub existence_links: Vec<String>,
+    pub warnings: Vec<WarningView>,
+    /// MediaWiki's limit report for this expansion.
+    pub limits: ExpansionStats,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WarningView {
+    pub kind: String,
+    pub message: String,
+}
+
+fn warning_view(w: &Warning) -> WarningView {
+    let kind = serde_json::to_value(w)
+        .ok()
+        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+        .unwrap_or_default();
+    WarningView {
+        kind,
+        message: w.to_string(),
+    }
+}
+
+/// The date the build pinned for date magic words (Unix seconds).
+fn build_date(index: &Index) -> i64 {
+    index
+        .manifest()
+        .build
+        .build_date
+        .as_deref()
+        .and_then(|d| {
+            time::OffsetDateTime::parse(d, &time::format_description::well_known::Rfc3339).ok()
+        })
+        .map_or(0, |t| t.unix_timestamp())
+}
+
+/// Expands `text` as the content of page `title` (default: the main page title
+/// `API`, as Special:ExpandTemplates). The page need not exist.
+pub fn expand_text(
+    index: &Index,
+    title: Option<&str>,
+    text: &str,
+) -> Result<ExpandView, QueryError> {
+    let sources = index.sources()?;
+    let codec = index.codec();
+    let t = codec
+        .parse(title.unwrap_or("API"), crate::title::NS_MAIN)
+        .map_err(|e| QueryError::NotFound(format!("{:?} is not a valid title: {e}", title)))?;
+    let titles = |ns: i32, k: &str| index.find(ns, k).is_some();
+    let lookup = SourceLookup {
+        sources: &sources,
+        titles: Some(&titles),
+    };
+    let config = ExpandConfig::from_site(&index.manifest().site, build_date(index));
+    let expander = Expander::new(&lookup, codec, config);
+    let e = expander.expand_page(t.ns, &t.dbkey, text);
+    let name = |(ns, k): &(i32, String)| codec.prefixed_text(*ns, k);
+    Ok(ExpandView {
+        title: codec.prefixed_text(t.ns, &t.dbkey),
+        text: e.text,
+        templates: e.templates.iter().map(name).collect(),
+        modules: e.invoked_modules,
+        existence_links: e.existence_links.iter().map(name).collect(),
+        warnings: e.warnings.iter().map(warning_view).collect(),
+        limits: e.stats,
+    })
+}
+
+/// The expanded wikitext of page `title`. The index does not keep pages' wikitext (it
+/// would double its size): source pages come from `sources.rec`, other pages from the
+/// dump the index was built from, read again (every stream of it; minutes on enwiki).
+pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError> {
+    let page = find_page(index, title)?;
+    let rec = &page.record;
+    let text = match index.sources()?.get(rec.ns, &rec.dbkey) {
+        Some(p) => p.text,
+        None => page_text_from_dump(index, rec.ns, &rec.dbkey, rec.id)?,
+    };
+    let display = index.display_title(rec);
+    expand_text(index, Some(&display), &text)
+}
+
+/// Reads one page's wikitext from the index's dump (checked by size against the
+/// manifest).
+fn page_text_from_dump(index: &Index, ns: i32, dbkey: &str, id: u64) -> Result<String, QueryError> {
+    let m = index.manifest();
+    let path = std::path::Path::new(&m.source.path);
+    let changed = || {
+        QueryError::Index(IndexError::DataCorruption {
+            path: path.to_path_buf(),
+            comment: "the dump the index was built from is no longer there as it was (size differs); the page's wikitext is not in the index".into(),
+        })
+    };
+    let size = std::fs::metadata(path).map_err(|_| changed())?.len();
+    if size != m.source.size {
+        return Err(changed());
+    }
+    let dump = Dump::open(path, None).map_err(|e| dump_error(index, e))?;
+    let codec = index.codec();
+    let mut found = None;
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    dump.pages_in_namespaces(
+        &[ns],
+        true,
+        &|_| None,
+        |raw, _| {
+            Ok((raw.id == id
+                && codec
+                    .parse_page_title(&raw.title)
+                    .is_ok_and(|t| t.ns == ns && t.dbkey == dbkey))
+            .then(|| raw.text.into_owned()))
+        },
+        |text| {
+            found.get_or_insert(text);
+            Ok(())
+        },
+        |_| {},
+        &cancel,
+    )
+    .map_err(|e| dump_error(index, e))?;
+    found.ok_or_else(|| QueryError::NotFound(format!("page {dbkey:?} is not in the dump")))
+}
+
+fn dump_error(index: &Index, e: DumpError) -> QueryError {
+    QueryError::Index(IndexError::DataCorruption {
+        path: std::path::PathBuf::from(&index.manifest().source.path),
+        comment: e.to_string(),
+    })
+}

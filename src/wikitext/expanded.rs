@@ -1,0 +1,191 @@
+//! A page analysed twice: as written (everything with byte ranges into the page's own
+//! wikitext: sections, tables, infoboxes, lists, text) and after template expansion
+//! (the links, categories and templates MediaWiki records), merged into one
+//! [`PageStructure`] whose every link, category and template says where it comes from.
+//!
+//! Why two analyses: MediaWiki's `pagelinks`, `categorylinks` and `templatelinks` are
+//! what the expanded text holds, but a locator must point into the page as its authors
+//! wrote it. The own-text analysis keeps its records and ranges; what only expansion
+//! finds is added, traced back through the expansion's [`Segment`]s to the call in the
+//! page's text that produced it (its range, and the template it called).
+
+use rustc_hash::FxHashSet;
+
+use super::expand::{Expander, Expansion, Segment};
+use super::{CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_with_text};
+use crate::text::PageText;
+use crate::title::TitleCodec;
+
+/// The page's structure with what template expansion adds, its plain text (when asked
+/// for) and the expansion itself (`None` when the page calls nothing to expand).
+pub struct Analysed {
+    pub structure: PageStructure,
+    pub text: Option<PageText>,
+    pub expansion: Option<Expansion>,
+}
+
+/// Whether the text has anything expansion changes: a `{{`. Pages without one (most
+/// pages of a plain-text dump) are analysed once.
+pub fn needs_expansion(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"{{").is_some()
+}
+
+/// Analyses a page as written and after expansion with `expander`, and merges the two.
+pub fn analyze_expanded(
+    text: &str,
+    page_ns: i32,
+    page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+    expander: &Expander<'_>,
+    with_text: bool,
+) -> Analysed {
+    let (mut structure, plain) = if with_text {
+        let (s, t) = analyze_with_text(text, page_ns, page_dbkey, codec, lang);
+        (s, Some(t))
+    } else {
+        (analyze(text, page_ns, page_dbkey, codec, lang), None)
+    };
+    if !needs_expansion(text) {
+        return Analysed {
+            structure,
+            text: plain,
+            expansion: None,
+        };
+    }
+    let expansion = expander.expand_page(page_ns, page_dbkey, text);
+    let expanded = analyze(&expansion.text, page_ns, page_dbkey, codec, lang);
+    merge(&mut structure, &expansion, expanded);
+    Analysed {
+        structure,
+        text: plain,
+        expansion: Some(expansion),
+    }
+}
+
+/// Where a position of the expanded text comes from: the own-text byte (start or end of
+/// a range) and, for output of a call, the segment of the call.
+fn trace(segments: &[Segment], pos: u32, end: bool) -> (u32, Option<&Segment>) {
+    // The last segment starting at or before `pos` (for an end, strictly before).
+    let k = segments.partition_point(|s| {
+        if end {
+            s.out.start < pos
+        } else {
+            s.out.start <= pos
+        }
+    });
+    let Some(seg) = k.checked_sub(1).and_then(|k| segments.get(k)) else {
+        return (0, None);
+    };
+    if seg.call {
+        return (if end { seg.own.end } else { seg.own.start }, Some(seg));
+    }
+    // Literal text maps byte for byte (past the segment: its end, for a gap left by a
+    // tag's own markup).
+    let delta = pos.saturating_sub(seg.out.start);
+    (seg.own.start + delta.min(seg.own.len() as u32), None)
+}
+
+/// The section (0 = lead, i = i-th heading) holding byte `pos` of the own text.
+fn section_at(structure: &PageStructure, pos: u32) -> u32 {
+    structure.sections.partition_point(|s| s.start <= pos) as u32
+}
+
+/// Adds to `own` what only the expansion finds; see the module documentation.
+pub fn merge(own: &mut PageStructure, e: &Expansion, expanded: PageStructure) {
+    let segs = &e.segments;
+    let mut seen: FxHashSet<(i32, String)> =
+        own.links.iter().map(|l| (l.ns, l.dbkey.clone())).collect();
+    for l in expanded.links {
+        let key = (l.ns, l.dbkey.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        let (start, seg) = trace(segs, l.start, false);
+        let (end, _) = trace(segs, l.end, true);
+        let origin = seg.and_then(|s| s.template.clone());
+        let section = section_at(own, start);
+        own.links.push(Link {
+            context: if seg.is_some() {
+                Context::Template
+            } else {
+                l.context
+            },
+            in_template: seg.is_some() || l.in_template,
+            section,
+            start,
+            end: end.max(start),
+            origin,
+            ..l
+        });
+        seen.insert(key);
+    }
+    // `{{#ifexist:…}}` targets: links in MediaWiki's tables, not in the text.
+    for (i, (ns, dbkey)) in e.existence_links.iter().enumerate() {
+        let key = (*ns, dbkey.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        let seg = segs
+            .iter()
+            .find(|s| s.existence_links.contains(&(i as u32)));
+        let (start, end) = seg.map_or((0, 0), |s| (s.own.start, s.own.end));
+        own.links.push(Link {
+            ns: *ns,
+            dbkey: dbkey.clone(),
+            fragment: None,
+            text: String::new(),
+            context: Context::Template,
+            in_template: true,
+            section: section_at(own, start),
+            start,
+            end,
+            origin: seg.and_then(|s| s.template.clone()),
+        });
+        seen.insert(key);
+    }
+    let mut cats: FxHashSet<String> = own.categories.iter().map(|c| c.dbkey.clone()).collect();
+    for c in expanded.categories {
+        if !cats.insert(c.dbkey.clone()) {
+            continue;
+        }
+        let (start, seg) = trace(segs, c.start, false);
+        let (end, _) = trace(segs, c.end, true);
+        own.categories.push(CategoryLink {
+            sortkey: match (&e.default_sort, c.sortkey.is_empty()) {
+                (Some(key), true) => key.clone(),
+                _ => c.sortkey,
+            },
+            in_template: seg.is_some() || c.in_template,
+            start,
+            end: end.max(start),
+            origin: seg.and_then(|s| s.template.clone()),
+            dbkey: c.dbkey,
+        });
+    }
+    let mut used: FxHashSet<(i32, String)> = own
+        .templates
+        .iter()
+        .map(|t| (t.ns, t.dbkey.clone()))
+        .collect();
+    for (i, (ns, dbkey)) in e.templates.iter().enumerate() {
+        if used.contains(&(*ns, dbkey.clone())) {
+            continue;
+        }
+        let seg = segs.iter().find(|s| s.templates.contains(&(i as u32)));
+        let (start, end) = seg.map_or((0, 0), |s| (s.own.start, s.own.end));
+        // The first template a call records is the one it calls: written in the text.
+        let origin = seg
+            .and_then(|s| s.template.clone())
+            .filter(|t| t != &(*ns, dbkey.clone()));
+        own.templates.push(TemplateUse {
+            ns: *ns,
+            dbkey: dbkey.clone(),
+            direct: origin.is_none() && seg.is_some(),
+            start,
+            end,
+            origin,
+        });
+        used.insert((*ns, dbkey.clone()));
+    }
+}
