@@ -100,6 +100,13 @@ type CacheKey = ((i32, String), String);
 /// Bytes of cached expansion text kept across pages before the cache is emptied.
 const MAX_CACHE_BYTES: usize = 64 * 1024 * 1024;
 
+/// Bytes of template text (times [`PARSED_OVERHEAD`] for its preprocessor tree) kept
+/// preprocessed across pages before that cache is emptied: enwiki has about a million
+/// templates and modules, and a build expands every page with one expander per worker,
+/// so an unbounded cache would grow with the dump.
+const MAX_FETCHED_BYTES: usize = 128 * 1024 * 1024;
+const PARSED_OVERHEAD: usize = 4;
+
 /// Warnings kept per page.
 const MAX_WARNINGS: usize = 50;
 
@@ -281,6 +288,7 @@ pub struct Expander<'s> {
     cache: RefCell<FxHashMap<CacheKey, Rc<Cached>>>,
     page_cache: RefCell<FxHashMap<CacheKey, Rc<Cached>>>,
     cache_bytes: Cell<usize>,
+    fetched_bytes: Cell<usize>,
 }
 
 /// A parser function call: its name was matched, its first argument (after the colon)
@@ -403,6 +411,7 @@ impl<'s> Expander<'s> {
             cache: RefCell::new(FxHashMap::default()),
             page_cache: RefCell::new(FxHashMap::default()),
             cache_bytes: Cell::new(0),
+            fetched_bytes: Cell::new(0),
         }
     }
 
@@ -924,7 +933,15 @@ impl<'s> Expander<'s> {
             let nodes = preprocess::preprocess_for_inclusion(&text);
             Rc::new(Parsed { text, nodes })
         });
+        let size = 64 + body.as_ref().map_or(0, |b| b.text.len() * PARSED_OVERHEAD);
         let f = Rc::new(Fetched { deps, last, body });
+        let bytes = self.fetched_bytes.get() + size;
+        if bytes > MAX_FETCHED_BYTES {
+            self.fetched.borrow_mut().clear();
+            self.fetched_bytes.set(size);
+        } else {
+            self.fetched_bytes.set(bytes);
+        }
         self.fetched.borrow_mut().insert(title, f.clone());
         f
     }
