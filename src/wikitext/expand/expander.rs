@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::frame::{ArgDef, Frame};
+use super::frame::{ArgDef, Frame, TextArgs};
 use super::php::{php_trim, starts_with_ci};
 use super::{
     ExpandConfig, Expansion, ExpansionStats, Segment, TemplateSource, Warning, core_functions,
@@ -52,6 +52,8 @@ struct Counters {
     pre_expand: u64,
     arg_size: u64,
     work: u64,
+    /// Lua VM instructions (see [`super::Limits::lua_instructions`]).
+    lua: u64,
 }
 
 impl Counters {
@@ -62,6 +64,7 @@ impl Counters {
             pre_expand: self.pre_expand - o.pre_expand,
             arg_size: self.arg_size - o.arg_size,
             work: self.work - o.work,
+            lua: self.lua - o.lua,
         }
     }
 }
@@ -273,6 +276,38 @@ impl State {
             module: module.to_string(),
         });
     }
+
+    /// Warns that the page's Lua instruction budget ran out.
+    pub fn lua_timeout(&mut self, module: &str) {
+        self.warn(Warning::LuaTimeout {
+            module: module.to_string(),
+        });
+    }
+
+    /// Warns that the page's Lua memory limit was reached.
+    pub fn lua_memory(&mut self, module: &str) {
+        self.warn(Warning::LuaMemory {
+            module: module.to_string(),
+        });
+    }
+
+    /// Records a module's error (the message cut to a readable length).
+    pub fn script_error(&mut self, module: &str, message: &str) {
+        let message: String = message.chars().take(300).collect();
+        self.warn(Warning::ScriptError {
+            module: module.to_string(),
+            message,
+        });
+    }
+
+    /// Lua instructions the page has run.
+    pub fn lua_used(&self) -> u64 {
+        self.counters.lua
+    }
+
+    pub fn set_lua_used(&mut self, used: u64) {
+        self.counters.lua = used;
+    }
 }
 
 /// Expands pages of one wiki. Holds caches of preprocessed templates and of template
@@ -289,6 +324,8 @@ pub struct Expander<'s> {
     page_cache: RefCell<FxHashMap<CacheKey, Rc<Cached>>>,
     cache_bytes: Cell<usize>,
     fetched_bytes: Cell<usize>,
+    /// The Lua state of the page being expanded.
+    lua: super::lua::PageLuaCell,
 }
 
 /// A parser function call: its name was matched, its first argument (after the colon)
@@ -350,25 +387,9 @@ impl<'a, 's> FnCall<'a, 's> {
         self.ex.source
     }
 
-    /// Counts an expensive call on `title` (each title once per page, as MediaWiki's
-    /// link cache makes repeats free); `false` once the limit is reached.
+    /// Counts an expensive call on `title` (see [`Expander::expensive_call`]).
     pub fn expensive(&self, st: &mut State, ns: i32, dbkey: &str) -> bool {
-        if st.expensive_seen.contains(&(ns, dbkey.to_string())) {
-            return true;
-        }
-        if st.expensive >= self.ex.config.limits.expensive_functions {
-            if !st.warned.expensive {
-                st.warned.expensive = true;
-                st.warn(Warning::ExpensiveFunctions {
-                    limit: self.ex.config.limits.expensive_functions,
-                });
-            } else {
-                st.uncacheable();
-            }
-            return false;
-        }
-        st.record(Effect::Expensive(ns, dbkey.to_string()));
-        true
+        self.ex.expensive_call(st, ns, dbkey)
     }
 }
 
@@ -412,6 +433,7 @@ impl<'s> Expander<'s> {
             page_cache: RefCell::new(FxHashMap::default()),
             cache_bytes: Cell::new(0),
             fetched_bytes: Cell::new(0),
+            lua: Default::default(),
         }
     }
 
@@ -423,10 +445,149 @@ impl<'s> Expander<'s> {
         self.codec
     }
 
+    pub(super) fn source(&self) -> &'s dyn TemplateSource {
+        self.source
+    }
+
+    /// The page's Lua state, created on first use.
+    pub(super) fn page_lua(&self) -> Result<Rc<super::lua::PageLua>, ()> {
+        self.lua.get(self)
+    }
+
+    /// Counts an expensive call on `title` (each title once per page, as MediaWiki's
+    /// link cache makes repeats free); `false` once the limit is reached.
+    pub(super) fn expensive_call(&self, st: &mut State, ns: i32, dbkey: &str) -> bool {
+        if st.expensive_seen.contains(&(ns, dbkey.to_string())) {
+            return true;
+        }
+        if st.expensive >= self.config.limits.expensive_functions {
+            if !st.warned.expensive {
+                st.warned.expensive = true;
+                st.warn(Warning::ExpensiveFunctions {
+                    limit: self.config.limits.expensive_functions,
+                });
+            } else {
+                st.uncacheable();
+            }
+            return false;
+        }
+        st.record(Effect::Expensive(ns, dbkey.to_string()));
+        true
+    }
+
+    /// The value of argument `name` of `frame` (expanded once, in the caller's frame).
+    pub(super) fn frame_arg(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        name: &str,
+    ) -> Option<Rc<str>> {
+        self.get_arg(st, frame, name)
+    }
+
+    /// `frame:expandTemplate{title, args}`: the template (`ns`, `dbkey`) expanded with
+    /// argument values taken as they are, in a frame below `parent`. Errors are
+    /// Scribunto's messages.
+    pub(super) fn expand_template_with(
+        &self,
+        st: &mut State,
+        parent: &Frame<'_>,
+        ns: i32,
+        dbkey: &str,
+        args: &[(String, String)],
+    ) -> Result<String, String> {
+        let title_text = self.codec.prefixed_text(ns, dbkey);
+        let limit = self.config.limits.template_depth;
+        if parent.depth >= limit {
+            st.warn(Warning::TemplateDepth {
+                title: title_text,
+                limit,
+            });
+            return Err("expandTemplate: template depth limit exceeded".to_string());
+        }
+        if ns < 0 {
+            return Err(format!(
+                "expandTemplate: template \"{title_text}\" does not exist"
+            ));
+        }
+        let fetched = self.fetch((ns, dbkey.to_string()));
+        for (n, k) in &fetched.deps {
+            st.record_template(*n, k);
+        }
+        let Some(body) = fetched.body.clone() else {
+            return Err(format!(
+                "expandTemplate: template \"{title_text}\" does not exist"
+            ));
+        };
+        let len = body.text.len() as u64;
+        if !self.tick(st, len / 16) {
+            st.uncacheable();
+            return Ok(String::new());
+        }
+        let pre_limit = self.config.limits.pre_expand_size;
+        if st.counters.pre_expand + len > pre_limit {
+            st.warn(Warning::PreExpandSize {
+                title: title_text.clone(),
+                limit: pre_limit,
+            });
+            return Ok(format!("[[:{title_text}]]"));
+        }
+        st.counters.pre_expand += len;
+        if parent.in_chain(&fetched.last) {
+            st.warn(Warning::TemplateLoop {
+                title: title_text.clone(),
+            });
+            return Err(format!(
+                "expandTemplate: template loop detected: {title_text}"
+            ));
+        }
+        let text_args = TextArgs::new(args);
+        let child = text_args.frame(parent, Some(fetched.last.clone()));
+        st.max_template_depth = st.max_template_depth.max(child.depth);
+        if let Some(c) = st.captures.last_mut() {
+            c.max_template_depth = c.max_template_depth.max(child.depth);
+        }
+        Ok(self.expand_string(st, &child, &body.text, &body.nodes))
+    }
+
+    /// `frame:callParserFunction`: parser function or core function `name` (a `#` is
+    /// tried in front when the bare name is none) with arguments given as text;
+    /// `None` when no function has that name.
+    pub(super) fn call_function_with(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        name: &str,
+        args: &[String],
+    ) -> Option<String> {
+        let sp = super::lua::StringParts::new(args.get(1..).unwrap_or(&[]));
+        let fc = FnCall {
+            ex: self,
+            frame,
+            src: &sp.src,
+            parts: &sp.parts,
+            first: php_trim(args.first().map(String::as_str).unwrap_or("")).to_string(),
+        };
+        let name = name.trim();
+        let lower = name.to_lowercase();
+        let attempt = |st: &mut State, n: &str| {
+            parser_functions::call(&fc, st, n).or_else(|| core_functions::call(&fc, st, n))
+        };
+        attempt(st, name)
+            .or_else(|| attempt(st, &lower))
+            .or_else(|| {
+                (!name.starts_with('#'))
+                    .then(|| attempt(st, &format!("#{lower}")))
+                    .flatten()
+            })
+    }
+
     /// Expands `text` as the content of page (`ns`, `dbkey`) — what MediaWiki's parser
     /// works on after `replaceVariables`.
     pub fn expand_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
         self.page_cache.borrow_mut().clear();
+        // A fresh Lua state per page: no module state leaks between pages.
+        self.lua.reset();
         let nodes = preprocess::preprocess(text);
         let mut st = State::new(ns, dbkey);
         st.counters.work += text.len() as u64 / 16;
@@ -451,6 +612,7 @@ impl<'s> Expander<'s> {
                 expensive_functions: st.expensive,
                 max_template_depth: st.max_template_depth,
                 work: st.counters.work,
+                lua_instructions: st.counters.lua,
             },
         }
     }
@@ -985,6 +1147,7 @@ impl<'s> Expander<'s> {
             && c.pre_expand + d.pre_expand < l.pre_expand_size
             && c.arg_size + d.arg_size < l.argument_size
             && c.work + d.work < l.work
+            && (d.lua == 0 || c.lua + d.lua < l.lua_instructions)
             && st.expensive + new_expensive < l.expensive_functions
             && !frame.chain().any(|t| hit.titles.contains(t))
     }
@@ -996,6 +1159,7 @@ impl<'s> Expander<'s> {
         st.counters.pre_expand += d.pre_expand;
         st.counters.arg_size += d.arg_size;
         st.counters.work += d.work;
+        st.counters.lua += d.lua;
         for e in &hit.effects {
             st.record(e.clone());
         }

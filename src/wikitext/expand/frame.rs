@@ -70,3 +70,52 @@ impl<'a> Frame<'a> {
         .filter_map(|frame| frame.title.as_ref())
     }
 }
+
+/// Arguments given as text (by Lua: `frame:expandTemplate`, `frame:newChild`): each
+/// value is one text node of `src`, copied as is when the template uses it.
+pub(super) struct TextArgs {
+    src: String,
+    nodes: Vec<(String, Vec<Node>)>,
+}
+
+impl TextArgs {
+    pub fn new(args: &[(String, String)]) -> TextArgs {
+        let mut src = String::new();
+        let mut nodes = Vec::new();
+        let mut positional = 0u32;
+        for (k, v) in args {
+            let start = src.len() as u32;
+            src.push_str(v);
+            let key = k.trim().to_string();
+            let key = if key.is_empty() {
+                positional += 1;
+                positional.to_string()
+            } else {
+                key
+            };
+            nodes.push((key, vec![Node::Text(start..src.len() as u32)]));
+        }
+        TextArgs { src, nodes }
+    }
+
+    pub fn frame<'b>(&'b self, parent: &'b Frame<'b>, title: Option<(i32, String)>) -> Frame<'b> {
+        let mut args = FxHashMap::default();
+        for (k, n) in &self.nodes {
+            args.insert(
+                k.clone(),
+                ArgDef {
+                    value: n,
+                    named: false,
+                },
+            );
+        }
+        Frame {
+            parent: Some(parent),
+            arg_src: &self.src,
+            args,
+            title,
+            depth: parent.depth + 1,
+            expanded: RefCell::new(FxHashMap::default()),
+        }
+    }
+}

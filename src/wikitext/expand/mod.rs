@@ -10,12 +10,13 @@
 //! Templates come from a [`TemplateSource`] (the build backs it with a first pass over
 //! the dump); each expansion is bounded by MediaWiki's limits plus a deterministic work
 //! budget, and every overrun becomes a [`Warning`] on the [`Expansion`], never an error.
-//! Scribunto's `{{#invoke:…}}` renders MediaWiki's script-error form: Lua is not run here.
+//! Scribunto's `{{#invoke:…}}` runs the dump's modules in a sandboxed Lua 5.1 (`lua/`).
 
 mod core_functions;
 mod expander;
 mod expr;
 mod frame;
+mod lua;
 mod parser_functions;
 mod php;
 mod plural;
@@ -47,6 +48,7 @@ pub trait TemplateSource {
 /// deterministic work budget of our own that bounds a hostile page in CPU time without
 /// a clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Template nesting (a template transcluded inside a template …).
     pub template_depth: u32,
@@ -66,6 +68,12 @@ pub struct Limits {
     /// text and per 64 bytes of template output copied. The default, 10 M, is about a
     /// second of CPU in a release build.
     pub work: u64,
+    /// Lua VM instructions per page, over all its `#invoke`s (Scribunto's CPU-time
+    /// limit, counted rather than timed so that output does not depend on the
+    /// machine). The default, 50 M, is about half a second.
+    pub lua_instructions: u64,
+    /// Bytes of Lua heap per page.
+    pub lua_memory: u64,
 }
 
 impl Default for Limits {
@@ -79,6 +87,8 @@ impl Default for Limits {
             argument_size: 2 * 1024 * 1024,
             expensive_functions: 500,
             work: 10_000_000,
+            lua_instructions: 50_000_000,
+            lua_memory: 50 * 1024 * 1024,
         }
     }
 }
@@ -164,8 +174,20 @@ pub enum Warning {
     ExpensiveFunctions { limit: u32 },
     #[error("work budget ({limit} units) exhausted: the rest of the page was not expanded")]
     WorkBudget { limit: u64 },
+    /// The Lua state could not be created (the call renders a script error).
     #[error("{{{{#invoke:{module}}}}} not run: Lua is not available")]
     LuaUnavailable { module: String },
+    /// The page's Lua instruction budget ran out ("the time allocated for running
+    /// scripts has expired").
+    #[error("{module}: the time allocated for running scripts has expired")]
+    LuaTimeout { module: String },
+    /// The page's Lua memory limit was reached.
+    #[error("{module}: Lua memory limit reached")]
+    LuaMemory { module: String },
+    /// A module raised an error (MediaWiki shows "Script error" and adds the page to its
+    /// tracking category).
+    #[error("script error in {module}: {message}")]
+    ScriptError { module: String, message: String },
 }
 
 /// A page as MediaWiki's parser sees it after template expansion.
@@ -183,9 +205,10 @@ pub struct Expansion {
     /// of template redirects, and invoked modules.
     pub templates: Vec<(i32, String)>,
     /// Pages MediaWiki 1.39 records in `pagelinks` without a `[[…]]` in the text: the
-    /// titles checked by `{{#ifexist:…}}`.
+    /// titles checked by `{{#ifexist:…}}` and by Lua (`mw.title….exists`, `.isRedirect`,
+    /// `.redirectTarget`).
     pub existence_links: Vec<(i32, String)>,
-    /// Modules called through `{{#invoke:…}}` (not run).
+    /// Modules called through `{{#invoke:…}}`.
     pub invoked_modules: Vec<String>,
     /// The last `{{DEFAULTSORT:…}}` key.
     pub default_sort: Option<String>,
@@ -222,6 +245,8 @@ pub struct ExpansionStats {
     pub expensive_functions: u32,
     pub max_template_depth: u32,
     pub work: u64,
+    /// Lua VM instructions run.
+    pub lua_instructions: u64,
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The ParserFunctions extension (`#if`, `#ifeq`, `#iferror`, `#ifexpr`, `#ifexist`,
-//! `#switch`, `#expr`, `#time`, `#titleparts`, `#rel2abs`) and Scribunto's `#invoke`,
-//! which renders a script error here: Lua is not run.
+//! `#switch`, `#expr`, `#time`, `#titleparts`, `#rel2abs`) and Scribunto's `#invoke`
+//! (run in `lua/`).
 //!
 //! Branches are expanded only when taken, so templates in branches not taken are
 //! neither expanded nor recorded, as in MediaWiki.
@@ -14,9 +14,6 @@ use super::expander::{FnCall, State};
 use super::php::{loose_eq, php_trim};
 use super::{expr, time};
 use crate::title::{NS_MAIN, NS_MEDIA, NS_SPECIAL, decode_char_references};
-
-/// Scribunto's module namespace.
-const NS_MODULE: i32 = 828;
 
 /// `<tag class="… error …">` as `#iferror` recognises errors.
 static ERROR_CLASS: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -94,7 +91,7 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
             };
             rel2abs(&fc.first, &from)
         }
-        "#invoke" => invoke(fc, st),
+        "#invoke" => super::lua::invoke(fc, st),
         _ => return None,
     })
 }
@@ -229,25 +226,6 @@ fn rel2abs(to: &str, from: &str) -> String {
         }
     }
     segments.join("/")
-}
-
-/// `{{#invoke:Module|function|…}}`: the module is recorded (MediaWiki records it in
-/// templatelinks) and the call renders Scribunto's script-error form.
-fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
-    let module = fc.first.clone();
-    let title = match fc.codec().parse(&module, NS_MODULE) {
-        Ok(t) if t.ns == NS_MODULE && t.interwiki.is_none() => {
-            st.record_template(t.ns, &t.dbkey);
-            fc.codec().prefixed_text(t.ns, &t.dbkey)
-        }
-        _ => module.clone(),
-    };
-    st.record_invoke(&title);
-    st.lua_unavailable(&title);
-    format!(
-        "<strong class=\"error\"><span class=\"scribunto-error\">Script error: Lua is not available ({}).</span></strong>",
-        super::php::htmlspecialchars(&title)
-    )
 }
 
 #[cfg(test)]

@@ -416,17 +416,14 @@ fn time_and_paths() {
 }
 
 #[test]
-fn invoke_renders_a_script_error() {
+fn invoke_of_a_missing_module_is_a_script_error() {
     let e = run(&[], "{{#invoke:Coordinates|coord|1|2}}");
-    assert!(
-        e.text
-            .starts_with("<strong class=\"error\"><span class=\"scribunto-error\">Script error")
+    assert_eq!(
+        e.text,
+        "<strong class=\"error\"><span class=\"scribunto-error\">Script error: No such module &quot;Coordinates&quot;.</span></strong>"
     );
     assert_eq!(templates(&e), ["828:Coordinates"]);
     assert_eq!(e.invoked_modules, ["Module:Coordinates"]);
-    assert!(
-        matches!(&e.warnings[..], [Warning::LuaUnavailable { module }] if module == "Module:Coordinates")
-    );
     assert_eq!(ex("{{#iferror:{{#invoke:X|y}}|caught}}"), "caught");
 }
 
@@ -605,3 +602,6 @@ fn node_count_and_size_limits_warn() {
         [Warning::ExpensiveFunctions { limit: 1 }]
     ));
 }
+
+#[path = "lua_tests.rs"]
+mod lua_tests;

@@ -1,0 +1,287 @@
+//! Scribunto's `{{#invoke:Module|function|…}}`: the dump's `Module:` pages run in an
+//! embedded Lua 5.1 (mlua's vendored PUC Lua — the version Scribunto runs), with a `mw`
+//! library written for wikiwit (`prelude.lua`, `ustring.rs`) from Scribunto's manual.
+//!
+//! Sandbox: no `io`, no `os` but a clock pinned to [`ExpandConfig::now`], no `debug`,
+//! no `require` of files, no bytecode; modules come from the [`TemplateSource`].
+//! Limits, per page: a count of VM instructions (a hook every
+//! [`HOOK_INTERVAL`] instructions; no wall clock, so the same page gives the same text
+//! on any machine) and a memory limit on the Lua heap. Each overrun, like any Lua error,
+//! renders Scribunto's script-error span and becomes a [`super::Warning`] — never a crash.
+//!
+//! One Lua state serves one page (created at the page's first `#invoke`), so no module
+//! state leaks from page to page and results do not depend on page order.
+//!
+//! [`ExpandConfig::now`]: super::ExpandConfig::now
+//! [`TemplateSource`]: super::TemplateSource
+
+mod host;
+mod pattern;
+mod ustring;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use mlua::chunk::ChunkMode;
+use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, VmState};
+use rustc_hash::FxHashMap;
+
+use super::ExpandConfig;
+use super::expander::{Expander, FnCall, State};
+use super::php::htmlspecialchars;
+use crate::title::TitleCodec;
+
+/// Scribunto's module namespace.
+pub(super) const NS_MODULE: i32 = 828;
+
+/// VM instructions between two checks of the budget.
+const HOOK_INTERVAL: u32 = 1000;
+
+/// The message Scribunto gives when the CPU limit is reached.
+const TIMEOUT_MESSAGE: &str = "The time allocated for running scripts has expired.";
+
+/// Why a Lua state could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum LuaSetupError {
+    #[error("Lua state: {0}")]
+    Lua(#[from] mlua::Error),
+}
+
+/// Instruction accounting shared with the hook.
+#[derive(Debug, Default)]
+struct Budget {
+    used: Cell<u64>,
+    limit: Cell<u64>,
+    timed_out: Cell<bool>,
+}
+
+/// The Lua state of one page.
+pub(super) struct PageLua {
+    lua: Lua,
+    iface: Table,
+    budget: Rc<Budget>,
+    /// Compiled modules by title: `None` when the page is missing or does not compile
+    /// (then the error message).
+    modules: std::cell::RefCell<FxHashMap<(i32, String), Result<Function, String>>>,
+}
+
+/// Site data the prelude turns into `mw.site`.
+fn site_table(lua: &Lua, config: &ExpandConfig, codec: &TitleCodec) -> mlua::Result<Table> {
+    let site = lua.create_table()?;
+    site.set("sitename", config.sitename.as_str())?;
+    site.set("server", config.server.as_str())?;
+    site.set("scriptPath", config.script_path.as_str())?;
+    site.set("lang", config.lang.as_str())?;
+    site.set("now", config.now as f64)?;
+    let stats = lua.create_table()?;
+    let s = &config.stats;
+    for (k, v) in [
+        ("pages", s.pages),
+        ("articles", s.articles),
+        ("files", s.files),
+        ("edits", s.edits),
+        ("users", s.users),
+        ("activeUsers", s.active_users),
+        ("admins", s.admins),
+    ] {
+        stats.set(k, v as f64)?;
+    }
+    site.set("stats", stats)?;
+    let list = lua.create_table()?;
+    let table = codec.namespaces();
+    for (i, id) in table.ids().into_iter().enumerate() {
+        let ns = lua.create_table()?;
+        ns.set("id", id)?;
+        let name = table.name_of(id).unwrap_or("").replace('_', " ");
+        let canonical = host::canonical_name(id).unwrap_or(&name).to_string();
+        ns.set("name", name)?;
+        ns.set("canonicalName", canonical)?;
+        ns.set("hasSubpages", host::has_subpages(id))?;
+        ns.set("isCapitalized", table.is_capitalized(id))?;
+        list.set(i + 1, ns)?;
+    }
+    site.set("namespaces", list)?;
+    Ok(site)
+}
+
+impl PageLua {
+    /// A fresh sandboxed state with the `mw` library loaded.
+    pub(super) fn new(config: &ExpandConfig, codec: &TitleCodec) -> Result<PageLua, LuaSetupError> {
+        let lua = Lua::new_with(
+            StdLib::TABLE | StdLib::STRING | StdLib::MATH,
+            LuaOptions::new(),
+        )?;
+        let budget = Rc::new(Budget::default());
+        budget.limit.set(config.limits.lua_instructions);
+        let b = budget.clone();
+        // Global, so that coroutines created by modules run under the same count.
+        lua.set_global_hook(
+            HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
+            move |_, _| {
+                let used = b.used.get() + HOOK_INTERVAL as u64;
+                b.used.set(used);
+                if used > b.limit.get() {
+                    b.timed_out.set(true);
+                    return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
+                }
+                Ok(VmState::Continue)
+            },
+        )?;
+        let iface = lua.create_table()?;
+        let u = lua.create_table()?;
+        ustring::register(&lua, &u)?;
+        let b = budget.clone();
+        u.set(
+            "expired",
+            lua.create_function(move |_, ()| Ok(b.timed_out.get()))?,
+        )?;
+        iface.set("u", u)?;
+        let site = site_table(&lua, config, codec)?;
+        lua.load(include_str!("prelude.lua"))
+            .set_name("=mw")
+            .set_mode(ChunkMode::Text)
+            .call::<()>((iface.clone(), site))?;
+        // The library itself is outside the page's budget.
+        budget.used.set(0);
+        lua.set_memory_limit(config.limits.lua_memory as usize)?;
+        Ok(PageLua {
+            lua,
+            iface,
+            budget,
+            modules: Default::default(),
+        })
+    }
+
+    /// The compiled chunk of module (`ns`, `dbkey`), compiled once per page.
+    fn module(&self, ex: &Expander<'_>, ns: i32, dbkey: &str) -> Option<Result<Function, String>> {
+        let key = (ns, dbkey.to_string());
+        if let Some(m) = self.modules.borrow().get(&key) {
+            return Some(m.clone());
+        }
+        let text = ex.source().wikitext(ns, dbkey)?;
+        let name = ex.codec().prefixed_text(ns, dbkey);
+        let compiled = self
+            .lua
+            .load(text.as_ref())
+            .set_name(format!("={name}"))
+            .set_mode(ChunkMode::Text)
+            .into_function()
+            .map_err(|e| lua_message(&e));
+        self.modules.borrow_mut().insert(key, compiled.clone());
+        Some(compiled)
+    }
+}
+
+/// The text of a Lua error without mlua's decorations.
+fn lua_message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => m.clone(),
+        mlua::Error::MemoryError(_) => "not enough memory".to_string(),
+        mlua::Error::CallbackError { cause, .. } => lua_message(cause),
+        e => e.to_string(),
+    }
+}
+
+/// Scribunto's error span.
+fn script_error(message: &str) -> String {
+    format!(
+        "<strong class=\"error\"><span class=\"scribunto-error\">{}</span></strong>",
+        htmlspecialchars(message)
+    )
+}
+
+/// `Module:X:12: msg` → `Lua error in Module:X at line 12: msg.` as Scribunto words it.
+fn describe(raw: &str) -> String {
+    let first = raw.lines().next().unwrap_or("");
+    if let Some((head, msg)) = first.split_once(": ")
+        && let Some((chunk, line)) = head.rsplit_once(':')
+        && !line.is_empty()
+        && line.bytes().all(|b| b.is_ascii_digit())
+    {
+        return format!("Lua error in {chunk} at line {line}: {msg}.");
+    }
+    format!("Lua error: {first}.")
+}
+
+/// `{{#invoke:Module|function|…}}`.
+pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
+    let module = fc.first.clone();
+    let title = match fc.codec().parse(&module, NS_MODULE) {
+        Ok(t) if t.ns == NS_MODULE && t.interwiki.is_none() && !t.dbkey.is_empty() => t,
+        _ => {
+            return script_error(&format!("Script error: No such module \"{module}\"."));
+        }
+    };
+    st.record_template(title.ns, &title.dbkey);
+    let name = fc.codec().prefixed_text(title.ns, &title.dbkey);
+    st.record_invoke(&name);
+    let function = fc.arg(st, 1);
+    if function.is_empty() {
+        return script_error("Script error: You must specify a function to call.");
+    }
+    let ex = fc.ex;
+    let page = match ex.page_lua() {
+        Ok(p) => p,
+        Err(_) => {
+            st.lua_unavailable(&name);
+            return script_error(&format!("Script error: Lua is not available ({name})."));
+        }
+    };
+    let chunk = match page.module(ex, title.ns, &title.dbkey) {
+        None => {
+            st.script_error(&name, "no such module");
+            return script_error(&format!("Script error: No such module \"{module}\"."));
+        }
+        Some(Err(msg)) => {
+            st.script_error(&name, &msg);
+            return script_error(&describe(&msg));
+        }
+        Some(Ok(f)) => f,
+    };
+    // The page's instruction count lives in the State (so cached expansions account for
+    // it); the hook works on the copy in `budget` while Lua runs.
+    page.budget.used.set(st.lua_used());
+    if page.budget.used.get() >= page.budget.limit.get() {
+        st.lua_timeout(&name);
+        return script_error(&format!("Lua error: {TIMEOUT_MESSAGE}"));
+    }
+    page.budget.timed_out.set(false);
+    let result = host::run(
+        fc,
+        st,
+        &page,
+        chunk,
+        &function,
+        (title.ns, title.dbkey.clone()),
+    );
+    st.set_lua_used(page.budget.used.get());
+    match result {
+        Ok(text) => text,
+        Err(Failure::Script(msg)) => {
+            st.script_error(&name, &msg);
+            script_error(&format!("Script error: {msg}"))
+        }
+        Err(Failure::Lua(msg)) => {
+            if page.budget.timed_out.get() || msg.contains(TIMEOUT_MESSAGE) {
+                st.lua_timeout(&name);
+                return script_error(&format!("Lua error: {TIMEOUT_MESSAGE}"));
+            }
+            if msg.contains("not enough memory") {
+                st.lua_memory(&name);
+                return script_error("Lua error: not enough memory.");
+            }
+            st.script_error(&name, &msg);
+            script_error(&describe(&msg))
+        }
+    }
+}
+
+/// How an invocation failed.
+pub(super) enum Failure {
+    /// Scribunto's own errors ("The function you specified did not exist.").
+    Script(String),
+    /// An error raised while the module ran.
+    Lua(String),
+}
+
+pub(super) use host::{PageLuaCell, StringParts};

@@ -1,0 +1,289 @@
+//! `#invoke`: modules run in the sandboxed Lua, the `mw` library, and hostile modules
+//! bounded per page. Expected outputs follow Scribunto's Lua reference manual.
+
+use super::*;
+
+fn module(name: &str, code: &'static str) -> (String, &'static str) {
+    (format!("Module:{name}"), code)
+}
+
+fn run_mods(mods: &[(String, &str)], extra: &[(&str, &str)], text: &str) -> Expansion {
+    let mut pages: Vec<(&str, &str)> = mods.iter().map(|(t, c)| (t.as_str(), *c)).collect();
+    pages.extend_from_slice(extra);
+    run(&pages, text)
+}
+
+fn warning_kinds(e: &Expansion) -> Vec<String> {
+    e.warnings
+        .iter()
+        .map(|w| {
+            serde_json::to_value(w)
+                .ok()
+                .and_then(|v| v["kind"].as_str().map(str::to_string))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+const ECHO: &str = r#"
+local p = {}
+function p.args(frame)
+    local out = {}
+    for k, v in pairs(frame.args) do
+        out[#out + 1] = type(k) .. ':' .. tostring(k) .. '=' .. v
+    end
+    return table.concat(out, ';')
+end
+function p.parent(frame)
+    local parent = frame:getParent()
+    return parent.args[1] .. '|' .. (parent.args.x or 'nil') .. '|' .. parent:getTitle()
+        .. '|' .. frame:getTitle()
+end
+function p.many() return 'a', 1.5, 2, nil, 'ignored' end
+function p.nothing() end
+function p.html()
+    local root = mw.html.create('div')
+    root:addClass('a'):addClass('b'):addClass('a'):attr('id', 'x"y')
+        :css('color', 'red'):cssText('margin:0;')
+        :tag('span'):wikitext('[[Link]]', ' text'):done()
+        :tag('br'):done()
+        :node(mw.html.create():wikitext('raw'))
+    return root
+end
+function p.fail() error('boom') end
+return p
+"#;
+
+#[test]
+fn invoke_runs_module_functions() {
+    let mods = [module("Echo", ECHO)];
+    let e = run_mods(&mods, &[], "{{#invoke:Echo|args| a |b|name = v |7=seven}}");
+    assert_eq!(
+        e.text,
+        "number:1= a ;number:2=b;number:7=seven;string:name=v"
+    );
+    assert_eq!(templates(&e), ["828:Echo"]);
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    let tpl = [("Template:Box", "{{#invoke:Echo|parent}}")];
+    let e = run_mods(&mods, &tpl, "{{Box|one|x=2}}");
+    assert_eq!(e.text, "one|2|Template:Box|Module:Echo");
+    assert_eq!(templates(&e), ["10:Box", "828:Echo"]);
+    assert_eq!(run_mods(&mods, &[], "{{#invoke:Echo|many}}").text, "a1.52");
+    assert_eq!(
+        run_mods(&mods, &[], "[{{#invoke:Echo|nothing}}]").text,
+        "[]"
+    );
+}
+
+#[test]
+fn html_builder_serializes_as_scribunto() {
+    let mods = [module("Echo", ECHO)];
+    assert_eq!(
+        run_mods(&mods, &[], "{{#invoke:Echo|html}}").text,
+        "<div class=\"a b\" id=\"x&quot;y\" style=\"color:red;margin:0;\"><span>[[Link]] text</span><br />raw</div>"
+    );
+}
+
+#[test]
+fn script_errors_render_and_are_recorded() {
+    let mods = [module("Echo", ECHO)];
+    let e = run_mods(&mods, &[], "{{#invoke:Echo|fail}}");
+    assert!(
+        e.text.contains("Lua error in Module:Echo at line"),
+        "{}",
+        e.text
+    );
+    assert!(e.text.contains("boom"));
+    assert_eq!(warning_kinds(&e), ["script-error"]);
+    let e = run_mods(&mods, &[], "{{#invoke:Echo|nosuch}}");
+    assert!(e.text.contains("The function you specified did not exist"));
+    let e = run_mods(&mods, &[], "{{#iferror:{{#invoke:Echo|fail}}|caught}}");
+    assert_eq!(e.text, "caught");
+}
+
+#[test]
+fn ustring_and_text() {
+    let m = r#"
+local p = {}
+function p.t()
+    local u = mw.ustring
+    local r = {
+        u.len('Latgola āčē'), u.sub('āčēīū', 2, -2), u.upper('āb ß'), u.lower('ĀB'),
+        select(2, u.find('xxāčē', 'č')), u.match('Rēzekne 1917', '(%a+) (%d+)'),
+        (u.gsub('ā-ā-ā', 'ā', 'a')), u.gsub('hello world', '(%w+)', '<%1>'),
+        mw.text.trim('  x y \n'), table.concat(mw.text.split('a, b,c', ',%s*'), '|'),
+        mw.text.listToText({'a', 'b', 'c'}), mw.text.nowiki('[[x]]'), mw.text.encode('<a>'),
+        mw.text.tag('ref', {name = 'n'}, 'c'), u.char(0x101, 0x41), u.codepoint('ā'),
+        tostring({}), os.date('%Y-%m-%d', 0), os.time() > 0 and 'now' or 'zero',
+        mw.text.truncate('abcdef', 3), mw.uri.encode('a b&c'),
+    }
+    local g = {}
+    for w in u.gmatch('one two  three', '%a+') do g[#g + 1] = w end
+    r[#r + 1] = table.concat(g, ',')
+    return table.concat(r, ';')
+end
+return p
+"#;
+    let mods = [module("U", m)];
+    let e = run_mods(&mods, &[], "{{#invoke:U|t}}");
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    assert_eq!(
+        e.text,
+        "11;čēī;ĀB ß;āb;4;Rēzekne;a-a-a;<hello> <world>;x y;a|b|c;a, b and c;\
+         &#91;&#91;x&#93;&#93;;&lt;a&gt;;<ref name=\"n\">c</ref>;āA;257;table;1970-01-01;now;\
+         abc…;a+b%26c;one,two,three"
+    );
+}
+
+#[test]
+fn modules_templates_and_titles_are_recorded() {
+    let m = r#"
+local data = mw.loadData('Module:Data')
+local helper = require('Module:Helper')
+local p = {}
+function p.f(frame)
+    local t = mw.title.new('Existing')
+    local missing = mw.title.new('Missing page')
+    return data.x .. helper.y() .. frame:expandTemplate{title = 'Greet', args = {'you', who = 'me'}}
+        .. tostring(t.exists) .. tostring(missing.exists) .. t.fullText
+        .. frame:preprocess('{{Greet|{{{1}}}|who=us}}')
+        .. mw.title.getCurrentTitle().prefixedText
+        .. frame:callParserFunction('#if', 'x', 'yes', 'no')
+        .. frame:extensionTag('ref', 'note', {name = 'n'})
+end
+return p
+"#;
+    let mods = [
+        module("M", m),
+        module("Data", "return { x = 'D' }"),
+        module("Helper", "return { y = function() return 'H' end }"),
+    ];
+    let extra = [
+        ("Template:Greet", "[{{{1}}} from {{{who}}}]"),
+        ("Existing", "text"),
+    ];
+    let e = run_mods(&mods, &extra, "{{#invoke:M|f|arg}}");
+    assert_eq!(
+        e.text,
+        "DH[you from me]truefalseExisting[arg from us]Test pageyes<ref name=\"n\">note</ref>"
+    );
+    assert_eq!(
+        templates(&e),
+        ["828:M", "828:Data", "828:Helper", "10:Greet"]
+    );
+    assert_eq!(
+        e.existence_links,
+        [(0, "Existing".to_string()), (0, "Missing_page".to_string())]
+    );
+}
+
+#[test]
+fn wikibase_is_absent() {
+    let mods = [module(
+        "W",
+        "return { f = function() return mw.wikibase.getEntity() end }",
+    )];
+    let e = run_mods(&mods, &[], "{{#invoke:W|f}}");
+    assert!(
+        e.text.contains("Lua error in Module:W at line 1"),
+        "{}",
+        e.text
+    );
+}
+
+fn hostile(code: &'static str) -> (Expansion, std::time::Duration) {
+    let mods = [module("H", code)];
+    let started = Instant::now();
+    let e = run_mods(&mods, &[], "{{#invoke:H|f}} after {{#invoke:H|f}}");
+    (e, started.elapsed())
+}
+
+#[test]
+fn hostile_infinite_loop_times_out() {
+    let (e, took) = hostile("return { f = function() while true do end end }");
+    assert!(
+        e.text
+            .contains("The time allocated for running scripts has expired")
+    );
+    assert!(e.text.contains(" after "));
+    assert_eq!(warning_kinds(&e), ["lua-timeout"]);
+    assert!(took.as_secs_f64() < 5.0, "{took:?}");
+    // pcall cannot swallow the timeout for good.
+    let (e, _) = hostile(
+        "return { f = function() while true do pcall(function() while true do end end) end end }",
+    );
+    assert_eq!(warning_kinds(&e), ["lua-timeout"]);
+    // Nor can a coroutine escape the hook.
+    let (e, _) = hostile(
+        "return { f = function() local c = coroutine.create(function() while true do end end) \
+         return tostring(coroutine.resume(c)) end }",
+    );
+    assert!(e.stats.lua_instructions > 0);
+    assert!(!e.text.contains("true"), "{}", e.text);
+}
+
+#[test]
+fn hostile_memory_bombs_are_bounded() {
+    let (e, _) =
+        hostile("return { f = function() local s = 'x' while true do s = s .. s end end }");
+    assert!(e.text.contains("not enough memory"), "{}", e.text);
+    assert!(warning_kinds(&e).contains(&"lua-memory".to_string()));
+    let (e, _) = hostile(
+        "return { f = function() local t = {} local i = 0 while true do i = i + 1 t[i] = {i} end end }",
+    );
+    let kinds = warning_kinds(&e);
+    assert!(
+        kinds.contains(&"lua-memory".to_string()) || kinds.contains(&"lua-timeout".to_string()),
+        "{kinds:?}"
+    );
+    let (e, _) = hostile("return { f = function() return string.rep('x', 2^30) end }");
+    assert!(!warning_kinds(&e).is_empty(), "{}", e.text);
+}
+
+#[test]
+fn hostile_escapes_fail() {
+    for code in [
+        "return { f = function() return os.execute('echo hi') end }",
+        "return { f = function() return io.open('/etc/passwd'):read('*a') end }",
+        "return { f = function() return require('/etc/passwd') end }",
+        "return { f = function() return require('io') and 'x' end }",
+        "return { f = function() return loadstring(string.dump(print)) end }",
+        "return { f = function() return debug.getinfo(1) end }",
+        "return { f = function() return dofile('/etc/passwd') end }",
+        "return { f = function() return loadstring('\\27Lua')() end }",
+    ] {
+        let (e, _) = hostile(code);
+        assert!(
+            e.text.starts_with("<strong class=\"error\">"),
+            "{code}: {}",
+            e.text
+        );
+        assert_eq!(warning_kinds(&e), ["script-error"], "{code}");
+    }
+}
+
+#[test]
+fn hostile_deep_recursion_is_a_script_error() {
+    let (e, _) = hostile(
+        "local function r(n) return 1 + r(n + 1) end return { f = function() return r(1) end }",
+    );
+    assert!(e.text.contains("stack overflow"), "{}", e.text);
+    // Unbounded Lua → wikitext → Lua recursion stops at MediaWiki's depth limits.
+    let mods = [module(
+        "R",
+        "return { f = function(frame) return frame:preprocess('{{#invoke:R|f}}') end }",
+    )];
+    let e = run_mods(&mods, &[], "{{#invoke:R|f}}");
+    assert!(!e.warnings.is_empty());
+}
+
+#[test]
+fn output_does_not_depend_on_other_pages() {
+    let m = "counter = (counter or 0) + 1 return { f = function() return tostring(counter) end }";
+    let src = Pages::new(&[("Module:C", m)]);
+    let ex = Expander::new(&src, &src.codec, config());
+    let a = ex.expand_page(0, "A", "{{#invoke:C|f}}");
+    let b = ex.expand_page(0, "B", "{{#invoke:C|f}}");
+    assert_eq!(a.text, "1");
+    assert_eq!(b.text, "1");
+}
