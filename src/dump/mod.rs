@@ -269,38 +269,25 @@ impl Dump {
                 Ok(None)
             }
         };
-        if let (Some(load), Plan::Streams(ranges), false) = (&self.index, &self.plan, every_stream)
-        {
-            let wanted = |p: &str| prefix_ns(p).is_some_and(|ns| namespaces.contains(&ns));
-            let offsets = load.offsets_with_prefix(&wanted)?;
-            let chosen: Vec<usize> = offsets
-                .iter()
-                .filter_map(|&o| ranges.binary_search_by_key(&(o as usize), |r| r.start).ok())
-                .collect();
-            let filter = pieces::Filter {
-                namespaces,
-                streams: Some(&chosen),
-            };
-            let stats = pieces::run(
-                self,
-                &|| (),
-                &map,
-                |item: Option<T>| match item {
-                    Some(t) => consume(t),
-                    None => Ok(()),
-                },
-                &progress,
-                cancel,
-                Some(&filter),
-            )?;
-            return Ok(NamespacePass {
-                streams_read: Some(chosen.len()),
-                decompressed_bytes: stats.decompressed_bytes,
-            });
-        }
+        // With a multistream index, only the streams that hold wanted titles.
+        let chosen: Option<Vec<usize>> = match (&self.index, &self.plan, every_stream) {
+            (Some(load), Plan::Streams(ranges), false) => {
+                let wanted = |p: &str| prefix_ns(p).is_some_and(|ns| namespaces.contains(&ns));
+                let offsets = load.offsets_with_prefix(&wanted)?;
+                Some(
+                    offsets
+                        .iter()
+                        .filter_map(|&o| {
+                            ranges.binary_search_by_key(&(o as usize), |r| r.start).ok()
+                        })
+                        .collect(),
+                )
+            }
+            _ => None,
+        };
         let filter = pieces::Filter {
             namespaces,
-            streams: None,
+            streams: chosen.as_deref(),
         };
         let stats = pieces::run(
             self,
@@ -315,7 +302,7 @@ impl Dump {
             Some(&filter),
         )?;
         Ok(NamespacePass {
-            streams_read: None,
+            streams_read: chosen.as_ref().map(Vec::len),
             decompressed_bytes: stats.decompressed_bytes,
         })
     }

@@ -1,8 +1,8 @@
 //! Locators: where inside a Wikipedia page a fact sits, written so a person can type it
 //! and an agent can emit it, and resolved against the index to the exact content.
 //!
-//! A row of a staged table (the auditor, [`crate::audit`]) or a citation of a report
-//! (the citation checker, [`crate::cite`]) names a page *and* a place in it: a section, an
+//! A row of a staged table (the auditor, `audit`) or a citation of a report (the
+//! citation checker, `cite`) names a page *and* a place in it: a section, an
 //! infobox field, a table cell, a sentence, a quoted passage. [`parse`] reads the text
 //! form (grammar in [`parse`'s module](parse)); [`resolve`] returns what the place holds
 //! — cell text, field value, sentence, section text — or why it does not resolve (no
