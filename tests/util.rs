@@ -3,16 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The shared real data (`../shared` next to the repository, or `$WIKIWIT_SHARED`).
-/// Tests fail — they are not skipped — when it is missing: CI must see the real data.
+/// The real data: `$WIKIWIT_SHARED` when set, else the copy of its small files in
+/// `tests/data/shared` (so the suite runs from a clone alone; see its README).
 pub fn shared() -> PathBuf {
     let dir = match std::env::var_os("WIKIWIT_SHARED") {
         Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/shared"),
     };
     assert!(
         dir.join("data").is_dir() && dir.join("oracle").is_dir(),
-        "the shared data is missing at {} (set WIKIWIT_SHARED); these tests need the real dumps",
+        "the real data is missing at {} (WIKIWIT_SHARED); these tests need the real dumps",
         dir.display()
     );
     dir
@@ -75,4 +75,25 @@ pub fn export(index: &Path, table: &str) -> String {
 
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
+}
+
+/// The Python interpreter of the test environment (`tools/python-env`), from
+/// `$WIKIWIT_PYTHON`. `None` means the caller skips, saying so; CI sets
+/// `WIKIWIT_REQUIRE_PYTHON=1`, which turns a missing interpreter into a failure.
+#[allow(dead_code)]
+pub fn python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("WIKIWIT_PYTHON") {
+        Some(p) if Path::new(&p).is_file() => Some(PathBuf::from(p)),
+        _ => {
+            assert!(
+                std::env::var_os("WIKIWIT_REQUIRE_PYTHON").is_none(),
+                "{test}: WIKIWIT_REQUIRE_PYTHON is set but WIKIWIT_PYTHON names no interpreter \
+                 (run tools/python-env)"
+            );
+            eprintln!(
+                "{test}: skipped — set WIKIWIT_PYTHON=$(tools/python-env) to run the Python clients"
+            );
+            None
+        }
+    }
 }
