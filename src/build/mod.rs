@@ -266,11 +266,9 @@ fn to_page(
                 text.as_ref()
             };
             let docs = maker.docs(&display, &headings, t);
-            let bytes = match &text {
-                Some(t) => index::encode(t),
-                None => index::encode(&crate::text::PageText::default()),
-            }
-            .map_err(|e| bad(e.to_string()))?;
+            let empty = crate::text::PageText::default();
+            let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), &structure);
+            let bytes = index::encode(&stored).map_err(|e| bad(e.to_string()))?;
             (bytes, docs)
         }
     };
@@ -471,10 +469,11 @@ fn build_in_pool(
         None
     };
     let mut graph = parse.then(|| GraphBuilder::new(&tmp, &budget));
-    let mut text_store: Option<StoreWriter<crate::text::PageText>> = if with_text {
-        Some(StoreWriter::create(
+    let mut text_store: Option<StoreWriter<index::StoredText>> = if with_text {
+        Some(StoreWriter::with_block_size(
             &dir.join(index::files::TEXT),
             index::kinds::TEXT,
+            index::TEXT_BLOCK_SIZE,
         )?)
     } else {
         None

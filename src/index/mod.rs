@@ -11,6 +11,7 @@ pub mod pages;
 mod publish;
 pub mod sources;
 mod store;
+mod text_store;
 mod titles;
 pub(crate) mod varint;
 
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 pub use manifest::Manifest;
 pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
-pub use store::{Records, Store, StoreWriter, encode};
+pub use store::{Records, Store, StoreWriter, TEXT_BLOCK_SIZE, encode};
+pub use text_store::StoredText;
 pub use titles::{
     KeySpool, TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
 };
@@ -29,7 +31,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// File names inside an index directory.
 pub mod files {
@@ -132,7 +134,7 @@ pub struct Index {
     /// Structure and link graph (absent for `--pages-only` builds).
     parsed: Option<Parsed>,
     /// Plain text per page (absent for `--no-text` builds).
-    text: Option<Store<crate::text::PageText>>,
+    text: Option<Store<StoredText>>,
     /// The full-text searcher, opened on first use.
     searcher: std::sync::OnceLock<Result<crate::text::search::TextSearcher, String>>,
 }
@@ -424,18 +426,48 @@ impl Index {
     /// `--no-text`).
     pub fn page_text(&self, n: u32) -> Result<Option<crate::text::PageText>, IndexError> {
         // A pages-only index says so, rather than passing for a `--no-text` one.
-        self.parsed()?;
-        match &self.text {
-            Some(t) => t.get(n as usize).map(Some),
-            None => Ok(None),
-        }
+        let parsed = self.parsed()?;
+        let Some(t) = &self.text else {
+            return Ok(None);
+        };
+        let stored = t.get(n as usize)?;
+        let structure = match stored.needs_structure() {
+            true => Some(parsed.structure.get(n as usize)?),
+            false => None,
+        };
+        self.unstored(n, &stored, structure.as_ref()).map(Some)
     }
 
-    /// Every page's plain text in dump order, each block of the store decoded once
+    /// Every page's plain text in dump order, each block of the stores decoded once
     /// (`None` if the index was built with `--no-text`).
-    pub fn page_texts(&self) -> Result<Option<Records<'_, crate::text::PageText>>, IndexError> {
-        self.parsed()?;
-        Ok(self.text.as_ref().map(Store::iter))
+    pub fn page_texts(
+        &self,
+    ) -> Result<
+        Option<impl Iterator<Item = Result<crate::text::PageText, IndexError>> + '_>,
+        IndexError,
+    > {
+        let parsed = self.parsed()?;
+        let Some(t) = &self.text else {
+            return Ok(None);
+        };
+        Ok(Some(t.iter().zip(parsed.structure.iter()).enumerate().map(
+            |(n, (stored, structure))| self.unstored(n as u32, &stored?, Some(&structure?)),
+        )))
+    }
+
+    /// A stored text made whole again with its page's structure.
+    fn unstored(
+        &self,
+        n: u32,
+        stored: &StoredText,
+        structure: Option<&PageStructure>,
+    ) -> Result<crate::text::PageText, IndexError> {
+        stored
+            .decode(structure)
+            .map_err(|e| IndexError::DataCorruption {
+                path: self.dir.join(files::TEXT),
+                comment: format!("record {n}: {e}"),
+            })
     }
 
     /// The full-text searcher, or why there is none.

@@ -17,6 +17,8 @@ pub struct PageRecord {
     pub timestamp: i64,
     /// Length of the wikitext in bytes.
     pub len: u64,
+    /// Content model (`wikitext`, `Scribunto`, `css`, …).
+    #[serde(with = "model_code")]
     pub model: String,
     pub redirect: Option<Redirect>,
     /// A list page: titled `List of …` (or the wiki's equivalent) or mostly made of
@@ -66,5 +68,55 @@ impl Resolution {
             | Resolution::Loop { hops }
             | Resolution::Interwiki { hops } => *hops,
         }
+    }
+}
+
+/// Content models as `pages.rec` stores them: MediaWiki's core models and Scribunto's as
+/// one byte, any other by name. Nearly every page is `wikitext`, and its name was a sixth
+/// of the store.
+mod model_code {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    enum Model {
+        Wikitext,
+        Scribunto,
+        Css,
+        Javascript,
+        Json,
+        Text,
+        SanitizedCss,
+        Other(String),
+    }
+
+    const NAMES: [(&str, Model); 7] = [
+        ("wikitext", Model::Wikitext),
+        ("Scribunto", Model::Scribunto),
+        ("css", Model::Css),
+        ("javascript", Model::Javascript),
+        ("json", Model::Json),
+        ("text", Model::Text),
+        ("sanitized-css", Model::SanitizedCss),
+    ];
+
+    pub fn serialize<S: Serializer>(model: &str, s: S) -> Result<S::Ok, S::Error> {
+        match NAMES.iter().find(|(name, _)| *name == model) {
+            Some((_, m)) => m.serialize(s),
+            None => Model::Other(model.to_string()).serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Ok(match Model::deserialize(d)? {
+            Model::Other(name) => name,
+            m => {
+                let known = NAMES
+                    .iter()
+                    .find(|(_, k)| std::mem::discriminant(k) == std::mem::discriminant(&m));
+                known
+                    .map(|(name, _)| (*name).to_string())
+                    .unwrap_or_default()
+            }
+        })
     }
 }

@@ -159,7 +159,10 @@ impl TextIndexWriter {
         })?;
         let (schema, fields) = schema();
         let settings = tantivy::IndexSettings {
-            docstore_compression: tantivy::store::Compressor::None,
+            // Nothing is stored, but tantivy writes an (empty) stored document per
+            // document: compressed, that file shrinks from 1 MB to a few KB on the
+            // OTT-QA dump.
+            docstore_compression: tantivy::store::Compressor::Lz4,
             ..Default::default()
         };
         let index = Index::builder()
@@ -173,6 +176,9 @@ impl TextIndexWriter {
             .map_err(err("opening the writer"))?;
         // Segments are flushed only when a thread's memory budget is full, so a wiki gives
         // few segments; merging them would cost more build time than it saves in queries.
+        // (One thread would write each term's dictionary entry once instead of twice —
+        // 1.6 MB less on the OTT-QA dump — but became the build's critical path: 17 s
+        // of wall time instead of 13 for the same CPU time.)
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         Ok(TextIndexWriter { writer, fields })
     }

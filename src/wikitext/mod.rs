@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use analyze::{analyze, analyze_with_text};
 pub use list_page::is_list_page;
+pub use plaintext::{assemble, structure_sentences};
 
 /// Where a link sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

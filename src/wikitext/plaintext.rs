@@ -116,7 +116,17 @@ pub(super) fn extract(
         pos = end + 1;
     }
     flush(&mut para, &mut all);
-    // Table rows, read with their header labels.
+    all.extend(structure_sentences(s));
+    assign(all, s)
+}
+
+/// The sentences a page's structure alone determines: each data row of each table, read
+/// with its header labels, then each infobox field, in that order. The text store keeps
+/// only the prose and list sentences of a page whose text is this plus its prose
+/// ([`assemble`]), and derives these from `structure.rec` when the page is read, rather
+/// than storing every table twice.
+pub fn structure_sentences(s: &PageStructure) -> Vec<Sentence> {
+    let mut all = Vec::new();
     for t in &s.tables {
         let labels = t.column_labels();
         for row in &t.rows[t.header_rows()..] {
@@ -143,7 +153,6 @@ pub(super) fn extract(
             });
         }
     }
-    // Infobox fields.
     for ib in &s.infoboxes {
         for f in &ib.fields {
             if f.text.is_empty() || is_layout_field(&f.name) {
@@ -161,6 +170,15 @@ pub(super) fn extract(
             });
         }
     }
+    all
+}
+
+/// A page's text from its prose and list sentences in document order (as
+/// [`PageText::sentences`] lists them, tables and infobox fields left out) and its
+/// structure: the inverse of leaving [`structure_sentences`] out of a page's text.
+pub fn assemble(prose: Vec<Sentence>, s: &PageStructure) -> PageText {
+    let mut all = prose;
+    all.extend(structure_sentences(s));
     assign(all, s)
 }
 
