@@ -446,6 +446,19 @@ fn ltgwiki_build_with_expansion_agrees_with_mediawiki() {
         .args(["page", "Rēzekne", "--expanded", "--index"])
         .arg(&ix));
     assert!(page.contains("class=\"infobox\"") && !page.contains("{{Infoskreine"));
+    // Infobox values show what their templates expand to (`{{vol-de|Dagden}}`, a
+    // language-label template of the dump that no hand-written table knows).
+    let field = |ix: &std::path::Path, page: &str, name: &str| {
+        ok(wikiwit().args(["infobox", page, name, "--index"]).arg(ix))
+    };
+    assert_eq!(
+        field(&ix, "Dagda", "viesturiskuos_pasaukys").trim(),
+        "vuocīšu: Dagden"
+    );
+    assert_eq!(
+        field(&ix, "Jākubmīsts", "cytys_pasaukys").trim(),
+        "latvīšu: Jēkabpils; vuocīšu: Jakobstadt"
+    );
 
     // `--no-expand`: no sources, no template-made rows, and `expand` says why.
     let plain = tmp.path().join("plain");
@@ -462,6 +475,7 @@ fn ltgwiki_build_with_expansion_agrees_with_mediawiki() {
         ],
     );
     assert!(!plain.join("sources.rec").exists());
+    assert_eq!(field(&plain, "Dagda", "viesturiskuos_pasaukys").trim(), "");
     assert!(
         export(&plain, "links")
             .lines()

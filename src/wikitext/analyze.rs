@@ -70,7 +70,21 @@ struct Walker<'a> {
     top_found: Vec<LinkMatch>,
     /// Nesting of template rendering (bounded: a value inside a value inside …).
     render_depth: std::cell::Cell<u32>,
+    /// Renders a call in a table cell or an infobox value by expanding it (see
+    /// [`ValueExpander`]); `None` renders only the templates [`super::known`] knows.
+    expand_value: Option<&'a ValueExpander<'a>>,
+    /// A table cell or an infobox value is being rendered.
+    in_value: std::cell::Cell<bool>,
 }
+
+/// The plain text of a call's expansion, given the call's wikitext and the page it
+/// needs (the template or module called; `None` for a parser function): `None` when the
+/// dump lacks that page, so the call renders as [`super::known`] says. Table cells and
+/// infobox values are what an auditor compares with a claimed value, and on a wiki whose
+/// templates are in the dump (`{{flag|…}}`, `{{dts|…}}`, `{{#invoke:…}}`) they are what a
+/// reader sees only after expansion. Prose keeps the known-template rendering: a
+/// top-level call there is often a whole box (an infobox, a navbox) that is not prose.
+pub type ValueExpander<'a> = dyn Fn(&str, Option<(i32, &str)>) -> Option<String> + 'a;
 
 /// How deep known-template rendering may nest.
 const MAX_RENDER_DEPTH: u32 = 8;
@@ -116,8 +130,29 @@ pub fn analyze_with_text(
     codec: &TitleCodec,
     lang: &str,
 ) -> (PageStructure, PageText) {
-    let (s, t) = walk(text, page_ns, page_dbkey, codec, lang, true);
+    let (s, t) = walk(text, page_ns, page_dbkey, codec, lang, true, None);
     (s, t.unwrap_or_default())
+}
+
+/// [`analyze_with_text`] (or, without `with_text`, [`analyze`]) with table cells and
+/// infobox values rendered through `expand_value`.
+pub fn analyze_with_values(
+    text: &str,
+    page: (i32, &str),
+    codec: &TitleCodec,
+    lang: &str,
+    with_text: bool,
+    expand_value: &ValueExpander<'_>,
+) -> (PageStructure, Option<PageText>) {
+    walk(
+        text,
+        page.0,
+        page.1,
+        codec,
+        lang,
+        with_text,
+        Some(expand_value),
+    )
 }
 
 /// Analyses one page's wikitext (see [`analyze_with_text`]) without its plain text, which
@@ -129,7 +164,7 @@ pub fn analyze(
     codec: &TitleCodec,
     lang: &str,
 ) -> PageStructure {
-    walk(text, page_ns, page_dbkey, codec, lang, false).0
+    walk(text, page_ns, page_dbkey, codec, lang, false, None).0
 }
 
 fn walk(
@@ -139,6 +174,7 @@ fn walk(
     codec: &TitleCodec,
     lang: &str,
     with_text: bool,
+    expand_value: Option<&ValueExpander<'_>>,
 ) -> (PageStructure, Option<PageText>) {
     if !has_markup(text) {
         return (
@@ -161,6 +197,8 @@ fn walk(
         parsed: RefCell::new(Vec::new()),
         top_found: Vec::new(),
         render_depth: std::cell::Cell::new(0),
+        expand_value,
+        in_value: std::cell::Cell::new(false),
     };
     let flat = Flat::new(text, &nodes);
     w.number_refs(&flat);
@@ -315,6 +353,14 @@ impl<'a> Walker<'a> {
             .collect()
     }
 
+    /// Runs `f` rendering a table cell or an infobox value (see [`ValueExpander`]).
+    fn as_value<T>(&self, f: impl FnOnce() -> T) -> T {
+        let was = self.in_value.replace(true);
+        let out = f();
+        self.in_value.set(was);
+        out
+    }
+
     /// Renders a range of the page's top-level flat text, reusing its link scan.
     fn plain_top(&self, flat: &Flat<'_>, r: Range<u32>) -> String {
         let links = self.top_links_in(&r);
@@ -353,9 +399,33 @@ impl<'a> Walker<'a> {
                 },
                 _ => String::new(),
             },
-            Marker::Template(call) => self.known_template_text(call),
+            Marker::Template(call) => self
+                .expanded_value_text(call)
+                .unwrap_or_else(|| self.known_template_text(call)),
             _ => String::new(),
         }
+    }
+
+    /// A call inside a table cell or an infobox value, expanded, when there is an
+    /// expander and the dump has what it calls.
+    fn expanded_value_text(&self, call: &Call) -> Option<String> {
+        let expand = self.expand_value.filter(|_| self.in_value.get())?;
+        let needs = match call_kind(self.src, call)? {
+            CallKind::Template(name) => {
+                let t = self.codec.parse(name.trim(), NS_TEMPLATE).ok()?;
+                if t.interwiki.is_some() {
+                    return None;
+                }
+                Some((t.ns, t.dbkey))
+            }
+            CallKind::Invoke(module) => {
+                let t = self.codec.parse(module.trim(), NS_MODULE).ok()?;
+                (t.ns == NS_MODULE).then_some((t.ns, t.dbkey))
+            }
+            CallKind::Function(_) => None,
+        };
+        let src = &self.src[call.span.start as usize..call.span.end as usize];
+        expand(src, needs.as_ref().map(|(ns, k)| (*ns, k.as_str())))
     }
 
     /// The visible value of a well-known template (see [`super::known`]), or nothing.
@@ -766,7 +836,7 @@ impl<'a> Walker<'a> {
                     start: part.span.start,
                     end: part.span.end,
                     raw,
-                    text: squeeze_lines(&self.plain(&f, 0..f.text.len() as u32)),
+                    text: squeeze_lines(&self.as_value(|| self.plain(&f, 0..f.text.len() as u32))),
                     links: (first..last).collect(),
                 });
             }
@@ -892,19 +962,20 @@ impl<'a> Walker<'a> {
                     let mut holes: Vec<Range<u32>> =
                         c.nested.iter().map(|&n| raw[n].start..raw[n].end).collect();
                     holes.sort_by_key(|h| h.start);
+                    let cell = |r: Range<u32>| self.as_value(|| self.plain_top(flat, r));
                     for h in &holes {
                         if h.start > at {
-                            text.push_str(&self.plain_top(flat, at..h.start.min(c.content.end)));
+                            text.push_str(&cell(at..h.start.min(c.content.end)));
                             text.push(' ');
                         }
                         at = at.max(h.end);
                     }
                     if at < c.content.end {
-                        text.push_str(&self.plain_top(flat, at..c.content.end));
+                        text.push_str(&cell(at..c.content.end));
                     }
                     let src_start = flat.to_src(c.content.start);
                     let src_end = if c.content.end > c.content.start {
-                        flat.to_src(c.content.end - 1) + 1
+                        flat.to_src_end(c.content.end)
                     } else {
                         src_start
                     };
@@ -1004,7 +1075,7 @@ impl<'a> Walker<'a> {
                 let item_text = squeeze(&self.plain_top(flat, body.clone()));
                 let src_start = flat.to_src(pos as u32);
                 let src_end = if end > pos {
-                    flat.to_src(end as u32 - 1) + 1
+                    flat.to_src_end(end as u32)
                 } else {
                     src_start
                 };

@@ -12,7 +12,10 @@
 use rustc_hash::FxHashSet;
 
 use super::expand::{Expander, Expansion, Segment};
-use super::{CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_with_text};
+use super::{
+    CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_with_text,
+    analyze_with_values,
+};
 use crate::text::PageText;
 use crate::title::TitleCodec;
 
@@ -40,19 +43,34 @@ pub fn analyze_expanded(
     expander: &Expander<'_>,
     with_text: bool,
 ) -> Analysed {
-    let (mut structure, plain) = if with_text {
-        let (s, t) = analyze_with_text(text, page_ns, page_dbkey, codec, lang);
-        (s, Some(t))
-    } else {
-        (analyze(text, page_ns, page_dbkey, codec, lang), None)
-    };
     if !needs_expansion(text) {
+        let (structure, plain) = if with_text {
+            let (s, t) = analyze_with_text(text, page_ns, page_dbkey, codec, lang);
+            (s, Some(t))
+        } else {
+            (analyze(text, page_ns, page_dbkey, codec, lang), None)
+        };
         return Analysed {
             structure,
             text: plain,
             expansion: None,
         };
     }
+    // Table cells and infobox values show what their calls expand to, where the dump
+    // has the templates and modules called.
+    let value = |call: &str, needs: Option<(i32, &str)>| -> Option<String> {
+        if let Some((ns, dbkey)) = needs
+            && !expander.has_page(ns, dbkey)
+        {
+            return None;
+        }
+        let out = expander.expand_page(page_ns, page_dbkey, call);
+        let (_, t) = analyze_with_text(&out.text, page_ns, page_dbkey, codec, lang);
+        let words: Vec<&str> = t.sentences().map(|(_, _, x)| x.text.as_str()).collect();
+        Some(words.join(" "))
+    };
+    let (mut structure, plain) =
+        analyze_with_values(text, (page_ns, page_dbkey), codec, lang, with_text, &value);
     let expansion = expander.expand_page(page_ns, page_dbkey, text);
     let expanded = analyze(&expansion.text, page_ns, page_dbkey, codec, lang);
     merge(&mut structure, &expansion, expanded);

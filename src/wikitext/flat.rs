@@ -146,6 +146,19 @@ impl<'t> Flat<'t> {
         }
     }
 
+    /// The source offset just past the flat text before `end`: past the whole call or tag
+    /// when its last character stands for one (a marker maps to where its call starts).
+    pub fn to_src_end(&self, end: u32) -> u32 {
+        let Some(last) = end.checked_sub(1) else {
+            return self.to_src(0);
+        };
+        match self.marker_at(last) {
+            Some(Marker::Template(c) | Marker::Argument(c)) => c.span.end,
+            Some(Marker::Ext(e)) => e.span.end,
+            None => self.to_src(last) + 1,
+        }
+    }
+
     /// The marker at flat offset `at`, if any.
     pub fn marker_at(&self, at: u32) -> Option<Marker<'t>> {
         self.markers

@@ -26,7 +26,7 @@ pub mod tables;
 
 use serde::{Deserialize, Serialize};
 
-pub use analyze::{analyze, analyze_with_text};
+pub use analyze::{ValueExpander, analyze, analyze_with_text, analyze_with_values};
 pub use list_page::is_list_page;
 pub use plaintext::{assemble, structure_sentences};
 

@@ -449,6 +449,11 @@ impl<'s> Expander<'s> {
         self.source
     }
 
+    /// Whether the dump has page `ns:dbkey` (the template or module a call needs).
+    pub fn has_page(&self, ns: i32, dbkey: &str) -> bool {
+        self.source.exists(ns, dbkey)
+    }
+
     /// The page's Lua state, created on first use.
     pub(super) fn page_lua(&self) -> Result<Rc<super::lua::PageLua>, ()> {
         self.lua.get(self)
