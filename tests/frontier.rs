@@ -756,11 +756,13 @@ fn eval_frontier_folds_choose_settings_on_training_folds_only() {
         .sum::<f64>()
         / 8.0;
     assert!((r["held_out_pages"]["f1"].as_f64().unwrap() - weighted).abs() < 1e-12);
-    // Every setting of the grid is scored in-sample: row ratios with the rule on and off.
+    // Every setting of the grid is scored in-sample: row ratios with each rule on and
+    // off, the defaults first.
     let grid = r["grid"].as_array().unwrap();
-    assert_eq!(grid.len(), 6);
+    assert_eq!(grid.len(), 12);
+    assert_eq!(grid[0]["settings"]["row_ratio"], 0.8);
     let on = |g: &Value| g["settings"]["rules"]["answer_in_row"] == true;
-    assert_eq!(grid.iter().filter(|g| on(g)).count(), 3);
+    assert_eq!(grid.iter().filter(|g| on(g)).count(), 6);
     // Here the rule turns the wrongly-empty instance to 0 and the empty-gold one is
     // missed either way ("how long" names no column); with the rule off it proposes
     // Russia, so no setting with the rule on beats the best with it off on all 8.

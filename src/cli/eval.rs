@@ -39,6 +39,10 @@ pub struct FrontierArgs {
     /// Propose pages even when the question asks for a column of the row it picks.
     #[arg(long)]
     no_answer_in_row: bool,
+    /// Keep a row's page even when the question names it by its title (by default it
+    /// only identifies the row, and another page of the row is taken).
+    #[arg(long)]
+    keep_named_pages: bool,
     /// Print every instance's score in the table output.
     #[arg(long)]
     per_instance: bool,
@@ -74,6 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         row_ratio: a.row_ratio,
         rules: Rules {
             answer_in_row: !a.no_answer_in_row,
+            named_page_identifies: !a.keep_named_pages,
         },
     };
     let mut out = std::io::stdout().lock();
@@ -181,10 +186,12 @@ fn print_paired(
 }
 
 fn settings_text(s: &PlannerSettings) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
     format!(
-        "row ratio {}, answer-in-row {}",
+        "row ratio {}, answer-in-row {}, named page identifies {}",
         s.row_ratio,
-        if s.rules.answer_in_row { "on" } else { "off" }
+        on(s.rules.answer_in_row),
+        on(s.rules.named_page_identifies)
     )
 }
 
@@ -198,7 +205,7 @@ fn print_folds(out: &mut dyn Write, r: &FoldReport) -> anyhow::Result<()> {
     for g in &r.grid {
         writeln!(
             out,
-            "  {:<36} page P {:.4} R {:.4} F1 {:.4}   row F1 {:.4}",
+            "  {:<62} page P {:.4} R {:.4} F1 {:.4}   row F1 {:.4}",
             settings_text(&g.settings),
             g.pages.precision,
             g.pages.recall,

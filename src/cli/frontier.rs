@@ -47,6 +47,10 @@ pub struct Args {
     /// row then already holds the answer and the frontier is empty).
     #[arg(long)]
     no_answer_in_row: bool,
+    /// Keep a row's page even when the question names it by its title (by default it
+    /// only identifies the row, and another page of the row is taken).
+    #[arg(long)]
+    keep_named_pages: bool,
     /// Rejected candidates shown in text output (JSON has all).
     #[arg(long, default_value_t = 10)]
     show_rejected: usize,
@@ -85,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         row_ratio: args.row_ratio,
         rules: Rules {
             answer_in_row: !args.no_answer_in_row,
+            named_page_identifies: !args.keep_named_pages,
         },
     };
     let f = match plan(&index, &opts) {

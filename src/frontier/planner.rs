@@ -27,7 +27,8 @@ use serde::Serialize;
 
 use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
 use super::question::{
-    AskedFor, NamedColumn, Superlative, asked_column, asked_for, named_columns, superlative,
+    AskedFor, NamedColumn, Superlative, asked_column, asked_for, named_columns, names_title,
+    superlative,
 };
 use super::rows::{cell_locator, row_locator};
 use super::{Candidate, FrontierError, Role, Seed, Step};
@@ -113,12 +114,16 @@ pub struct Rules {
     /// When the question asks for a column of the row it picks, the row already holds
     /// the answer and the frontier is empty ([`AnswerInRow`]).
     pub answer_in_row: bool,
+    /// A page the question names by its title identifies the row; the frontier takes
+    /// another page of that row.
+    pub named_page_identifies: bool,
 }
 
 impl Default for Rules {
     fn default() -> Self {
         Rules {
             answer_in_row: true,
+            named_page_identifies: true,
         }
     }
 }
@@ -405,6 +410,26 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
                 best_sentence: best,
                 candidate: c.clone(),
             });
+        }
+        // A page the question names by its title ("the airport in the city of
+        // **Lviv**") is where the question starts from: it tells which row is meant,
+        // and the answer is on another page of the row.
+        if opts.rules.named_page_identifies {
+            let (named_pages, rest): (Vec<Ranked>, Vec<Ranked>) = scored
+                .into_iter()
+                .partition(|r| names_title(&opts.query, &r.candidate.title));
+            scored = rest;
+            for r in named_pages {
+                if scored.is_empty() {
+                    scored.push(r);
+                    continue;
+                }
+                rejected.push(reject(
+                    &r.candidate,
+                    r.score,
+                    "the question names this page: it identifies the row, and another page of the row holds the answer".into(),
+                ));
+            }
         }
         // The page the question asks about: in the first column it names, else in the
         // key column. Without a named column, another page of the row that matches the

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::rows::RowRead;
 use crate::text::quantities::{QuantityKind, extract};
-use crate::text::words::{Token, tokenize};
+use crate::text::words::{Token, fold, tokenize};
 
 /// A column the question names.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +172,29 @@ pub(crate) fn asked_column(
             words,
         })
     })
+}
+
+/// Whether the question names the page titled `title` as where it starts from: the
+/// title's words, without a trailing disambiguator ("Ural (river)" is "Ural"), occur in
+/// the question in order and next to each other, at least one of them a content word,
+/// and not as an owner ("Drew Butera's height" asks about Drew Butera's own page).
+pub(crate) fn names_title(query: &str, title: &str) -> bool {
+    let base = match title.rsplit_once(" (") {
+        Some((b, rest)) if rest.ends_with(')') => b,
+        _ => title,
+    };
+    let t: Vec<Token> = tokenize(base);
+    if !t.iter().any(Token::is_content) {
+        return false;
+    }
+    let q: Vec<String> = tokenize(query).into_iter().map(|t| t.folded).collect();
+    let named = q
+        .windows(t.len())
+        .any(|w| w.iter().zip(&t).all(|(a, b)| *a == b.folded));
+    let possessive = ["'s", " 's", "’s", " ’s"]
+        .iter()
+        .any(|s| fold(query).contains(&format!("{}{s}", fold(base))));
+    named && !possessive
 }
 
 /// A superlative over a table's rows: "the team with the **least capacity**".
@@ -631,6 +654,26 @@ mod tests {
             assert_eq!(asked(q, &l, "Race"), None, "{q}");
         }
         assert_eq!(asked_for("Name the river.", "Rivers"), None);
+    }
+
+    #[test]
+    fn a_title_named_in_the_question_is_where_it_starts() {
+        // OTT-QA dev: the city named identifies the row; the airport's page answers.
+        let q = "The Ukrainian airport in the city of Lviv is named after who ?";
+        assert!(names_title(q, "Lviv"));
+        assert!(!names_title(q, "Lviv International Airport"));
+        // A disambiguator is not part of the name; words must be adjacent and in order.
+        assert!(names_title("Where does the Ural rise?", "Ural (river)"));
+        assert!(!names_title(
+            "Where does the river rise in the Ural?",
+            "River Ural"
+        ));
+        // Named as an owner, the page is what the question asks about.
+        let q = "What is the University of Central Florida alumnus Drew Butera 's height ?";
+        assert!(!names_title(q, "Drew Butera"));
+        assert!(!names_title("What is Drew Butera's height?", "Drew Butera"));
+        // A title of function words and numbers names nothing.
+        assert!(!names_title("What happened in 1999 ?", "1999"));
     }
 
     #[test]
