@@ -209,9 +209,10 @@ pub struct Superlative {
     pub label: String,
     /// Largest value wanted (else smallest).
     pub max: bool,
-    /// Data rows (0-based) holding the extreme value; several on a tie.
+    /// Data rows (0-based) holding the extreme value (or, after an ordinal, the
+    /// second, third … distinct value from the extreme); several on a tie.
     pub rows: Vec<usize>,
-    /// The extreme value as the cell writes it.
+    /// The value as the cell writes it.
     pub value: String,
 }
 
@@ -241,6 +242,18 @@ fn ranks(word: &str, next: Option<&str>) -> Option<Ranks> {
         "earliest" => Ranks::Time { max: false },
         "oldest" => Ranks::Age { oldest: true },
         "youngest" => Ranks::Age { oldest: false },
+        _ => return None,
+    })
+}
+
+/// The rank an ordinal asks for before a superlative ("the **second** highest", "the
+/// **3rd** most").
+fn ordinal(word: &str) -> Option<usize> {
+    Some(match word {
+        "second" | "2nd" => 2,
+        "third" | "3rd" => 3,
+        "fourth" | "4th" => 4,
+        "fifth" | "5th" => 5,
         _ => return None,
     })
 }
@@ -325,12 +338,17 @@ pub(crate) fn superlative(
                 }
             }
         };
-        let best = values
-            .iter()
-            .map(|(_, v)| *v)
-            .fold(None, |m: Option<f64>, v| {
-                Some(m.map_or(v, |m| if max { m.max(v) } else { m.min(v) }))
-            })?;
+        // "The second highest": the rank-th distinct value from the extreme.
+        let rank = i
+            .checked_sub(1)
+            .and_then(|p| ordinal(&tokens[p].folded))
+            .unwrap_or(1);
+        let mut distinct: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
+        distinct.sort_by(|a, b| if max { b.total_cmp(a) } else { a.total_cmp(b) });
+        distinct.dedup();
+        let Some(&best) = distinct.get(rank - 1) else {
+            continue;
+        };
         let winners: Vec<usize> = values
             .iter()
             .filter(|(_, v)| *v == best)
@@ -347,6 +365,9 @@ pub(crate) fn superlative(
             .map(|c| c.text.clone())
             .unwrap_or_default();
         let mut words = t.folded.clone();
+        if rank > 1 {
+            words = format!("{} {words}", tokens[i - 1].folded);
+        }
         if matches!(how, Ranks::Time { .. }) && t.folded == "most" {
             words = format!("most {}", next.unwrap_or_default());
         }
@@ -508,6 +529,19 @@ mod tests {
         assert_eq!(s.words, "most … area");
         let s = superlative("Which park has the smallest area?", 1, &l, &r).unwrap();
         assert_eq!((s.col, s.max, s.rows), (1, false, vec![1]));
+        // An ordinal asks for the second, third … value from the extreme.
+        let s = superlative("Which park has the second largest area?", 1, &l, &r).unwrap();
+        assert_eq!(
+            (s.rows.clone(), s.words.as_str()),
+            (vec![0], "second largest … area")
+        );
+        let s = superlative("the park with the 3rd smallest area", 1, &l, &r).unwrap();
+        assert_eq!(s.rows, vec![0]);
+        assert_eq!(
+            superlative("the fifth largest area", 1, &l, &r),
+            None,
+            "4 rows only"
+        );
         // Time: a named column holding years.
         let s = superlative(
             "Which natural park was the earliest established?",
