@@ -382,18 +382,76 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     );
     assert_eq!(f["pages"][0]["title"], "Jordan River");
 
-    // A question naming a column ("which country") asks for that column's page; the
+    // A question naming a column ("the country") asks about that column's page; the
     // river's own page only identified the row, and is rejected saying so.
     let f = plan_rivers(
         index,
-        "Which country does the river that flows into the Caspian Sea cross?",
+        "What is the capital of the country that the river flowing into the Caspian Sea crosses?",
     );
+    assert_eq!(f["answer_in_row"], Value::Null);
     assert_eq!(f["pages"].as_array().unwrap().len(), 1);
     assert_eq!(f["pages"][0]["title"], "Russia");
     assert!(
         why_rejected(&f, "Ural (river)")
             .starts_with("the question asks about the row's \"Countries\" column")
     );
+
+    // A question whose wh-phrase is a column ("which country", "what is the length")
+    // asks for a cell of the row it picks: the row answers, the frontier is empty and
+    // says which cell, and every page is rejected with that reason.
+    for (q, label, value) in [
+        (
+            "Which country does the river that flows into the Caspian Sea cross?",
+            "Countries",
+            "Russia, Kazakhstan",
+        ),
+        (
+            "What is the length of the river that flows into the Caspian Sea and crosses Kazakhstan?",
+            "Length (km)",
+            "2,428",
+        ),
+    ] {
+        let f = plan_rivers(index, q);
+        assert_eq!(f["pages"], serde_json::json!([]), "{q}");
+        let a = &f["answer_in_row"];
+        assert_eq!(a["label"], label, "{q}");
+        assert_eq!(a["rows"], serde_json::json!([13]), "{q}");
+        assert_eq!(a["values"], serde_json::json!([value]), "{q}");
+        assert!(why_rejected(&f, "Ural (river)").contains(&format!("\"{label}\" column")));
+        // `frontier` exits 0: an empty frontier that the row answers is an answer.
+        let o = wikiwit()
+            .args(["frontier", "--seed", "List of transboundary rivers"])
+            .args(["--table", "1", "--query", q, "--index"])
+            .arg(index)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        assert!(stdout(&o).contains("no page needed"), "{}", stdout(&o));
+    }
+    // A wh-phrase that names no column, or asks for a time, place or manner, still
+    // needs the row's page; so does the same question with the rule turned off.
+    for q in [
+        "How long is the river that flows into the Caspian Sea and crosses Kazakhstan?",
+        "Where does the river that flows into the Caspian Sea and crosses Kazakhstan rise?",
+    ] {
+        let f = plan_rivers(index, q);
+        assert_eq!(f["answer_in_row"], Value::Null, "{q}");
+        assert_eq!(f["pages"][0]["title"], "Ural (river)", "{q}");
+    }
+    let f = plan(
+        index,
+        &[
+            "--seed",
+            "List of transboundary rivers",
+            "--table",
+            "1",
+            "--no-answer-in-row",
+            "--query",
+            "Which country does the river that flows into the Caspian Sea cross?",
+        ],
+    );
+    assert_eq!(f["answer_in_row"], Value::Null);
+    assert_eq!(f["pages"][0]["title"], "Russia");
 
     // No frontier page is unexplained, whatever the operators and the question.
     for (seed, q) in [
@@ -530,7 +588,7 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
     let out = run();
     assert_eq!(out, run(), "eval output must be deterministic");
     let r: Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(r["instances"], 4);
+    assert_eq!(r["instances"], 5);
     let planner = &r["configs"][0];
     assert_eq!(planner["config"], "planner");
     let inst = planner["instances"].as_array().unwrap();
@@ -549,6 +607,19 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
             0.0
         }
     );
+    // Empty gold that the row answers: the planner's empty frontier scores 1, on
+    // pages and on the row it kept.
+    assert_eq!(inst[4]["id"], "rhine-length-cell");
+    assert_eq!(inst[4]["predicted"], serde_json::json!([]));
+    assert_eq!(inst[4]["f1"], 1.0);
+    assert_eq!(inst[4]["predicted_rows"], serde_json::json!([16]));
+    assert_eq!(inst[4]["rows"]["f1"], 1.0);
+    // Row axis: the planner keeps the Ural's row; seed-table keeps all 20 rows.
+    assert_eq!(inst[0]["predicted_rows"], serde_json::json!([13]));
+    assert_eq!(inst[0]["rows"]["f1"], 1.0);
+    let st_rows = &r["configs"][1]["instances"][0]["rows"];
+    assert_eq!(st_rows["recall"], 1.0);
+    assert_eq!(st_rows["precision"], 1.0 / 20.0);
     // A seed that does not exist predicts nothing and says why.
     assert!(
         inst[3]["error"]
@@ -557,13 +628,25 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
             .contains("List of rivers of Atlantis")
     );
     assert_eq!(inst[3]["f1"], 0.0);
+    assert_eq!(inst[3]["rows"]["f1"], 0.0);
     // seed-table predicts every page of table 1: full recall, low precision.
     let st = &r["configs"][1]["instances"][0];
     assert_eq!(st["recall"], 1.0);
     assert!(st["precision"].as_f64().unwrap() < 0.1);
     // Macro F1 is the mean of the instances', and the paired comparison is there.
-    let mean: f64 = inst.iter().map(|i| i["f1"].as_f64().unwrap()).sum::<f64>() / 4.0;
-    assert!((planner["macro"]["f1"].as_f64().unwrap() - mean).abs() < 1e-12);
+    for axis in ["f1", "rows"] {
+        let f1 = |i: &Value| match axis {
+            "f1" => i["f1"].as_f64().unwrap(),
+            _ => i["rows"]["f1"].as_f64().unwrap(),
+        };
+        let mean: f64 = inst.iter().map(f1).sum::<f64>() / 5.0;
+        let avg = match axis {
+            "f1" => &planner["macro"]["f1"],
+            _ => &planner["rows_macro"]["f1"],
+        };
+        assert!((avg.as_f64().unwrap() - mean).abs() < 1e-12, "{axis}");
+    }
+    assert!(r["rows_comparison"]["ci95"][0].as_f64().unwrap() > 0.0);
     let cmp = &r["comparison"];
     assert_eq!(cmp["resamples"], 5000);
     let lo = cmp["ci95"][0].as_f64().unwrap();
@@ -576,7 +659,135 @@ fn eval_frontier_scores_configs_with_redirects_empty_gold_keys_and_a_paired_ci()
         .args(["--config", "planner,seed-table", "--index"])
         .arg(index));
     assert!(text.contains("F1 planner − seed-table"), "{text}");
+    assert!(text.contains("row F1 planner − seed-table"), "{text}");
     assert!(text.contains("sign test"));
+}
+
+/// `eval frontier ARGS --json --index rivers` on the rivers instances: its output.
+fn eval_json(file: &str, args: &[&str]) -> Value {
+    let instances = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/frontier")
+        .join(file);
+    let out = ok(wikiwit()
+        .args(["eval", "frontier"])
+        .arg(&instances)
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(rivers_index()));
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+#[test]
+fn eval_frontier_misses_are_sorted_by_kind() {
+    let r = eval_json("rivers-misses.jsonl", &["--misses"]);
+    assert_eq!(r["instances"], 8);
+    let kind_of = |id: &str| -> Vec<(String, String)> {
+        let m = r["per_instance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap();
+        m["misses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x[0].as_str().unwrap().to_string(),
+                    x[1].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let one = |page: &str, kind: &str| vec![(page.to_string(), kind.to_string())];
+    assert_eq!(kind_of("complete"), vec![]);
+    assert_eq!(kind_of("red-link"), one("Caspian Sea", "red-link"));
+    assert_eq!(kind_of("wrong-column"), one("Russia", "wrong-column"));
+    assert_eq!(kind_of("wrong-row"), one("Rhine", "wrong-row"));
+    assert_eq!(
+        kind_of("not-from-table"),
+        one("Transboundary river", "not-from-table")
+    );
+    assert_eq!(kind_of("wrongly-empty"), one("Russia", "wrongly-empty"));
+    assert_eq!(kind_of("empty-gold"), one("", "empty-gold"));
+    assert_eq!(kind_of("seed-missing"), one("", "seed-missing"));
+    assert_eq!(r["complete"], 1);
+    // Every kind counted once; the Ural page proposed where the gold is another page
+    // of its row is an extra page from a gold row.
+    let kinds = r["kinds"].as_array().unwrap();
+    assert_eq!(kinds.len(), 7);
+    assert!(
+        kinds
+            .iter()
+            .all(|k| k["misses"] == 1 && k["instances"] == 1)
+    );
+    let extra_in_gold_rows = r["per_instance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "red-link")
+        .unwrap()["extra_in_gold_rows"]
+        .clone();
+    assert_eq!(extra_in_gold_rows, 1);
+}
+
+#[test]
+fn eval_frontier_folds_choose_settings_on_training_folds_only() {
+    let run = || eval_json("rivers-misses.jsonl", &["--folds", "2"]);
+    let r = run();
+    assert_eq!(
+        r.to_string(),
+        run().to_string(),
+        "folds must be deterministic"
+    );
+    assert_eq!(r["folds"], 2);
+    let folds = r["per_fold"].as_array().unwrap();
+    assert_eq!(folds.len(), 2);
+    let sizes: Vec<u64> = folds
+        .iter()
+        .map(|f| f["instances"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes.iter().sum::<u64>(), 8);
+    // The held-out macro F1 is the instance-weighted mean of the folds' held-out F1s.
+    let weighted: f64 = folds
+        .iter()
+        .map(|f| f["pages"]["f1"].as_f64().unwrap() * f["instances"].as_f64().unwrap())
+        .sum::<f64>()
+        / 8.0;
+    assert!((r["held_out_pages"]["f1"].as_f64().unwrap() - weighted).abs() < 1e-12);
+    // Every setting of the grid is scored in-sample: row ratios with each rule on and
+    // off, the defaults first.
+    let grid = r["grid"].as_array().unwrap();
+    assert_eq!(grid.len(), 12);
+    assert_eq!(grid[0]["settings"]["row_ratio"], 0.8);
+    let on = |g: &Value| g["settings"]["rules"]["answer_in_row"] == true;
+    assert_eq!(grid.iter().filter(|g| on(g)).count(), 6);
+    // Here the rule turns the wrongly-empty instance to 0 and the empty-gold one is
+    // missed either way ("how long" names no column); with the rule off it proposes
+    // Russia, so no setting with the rule on beats the best with it off on all 8.
+    let best = |rule: bool| {
+        grid.iter()
+            .filter(|g| on(g) == rule)
+            .map(|g| g["pages"]["f1"].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    assert!(best(false) > best(true));
+    // Too few or too many folds: a clear error, exit 2.
+    for k in ["1", "9"] {
+        let o = wikiwit()
+            .args(["eval", "frontier"])
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/data/frontier/rivers-misses.jsonl"),
+            )
+            .args(["--folds", k, "--index"])
+            .arg(rivers_index())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "--folds {k}");
+        assert!(stderr(&o).contains("folds"), "{}", stderr(&o));
+    }
 }
 
 #[test]

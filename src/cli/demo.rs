@@ -219,6 +219,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             ops: wikiwit::frontier::Op::DEFAULT.to_vec(),
             limit: 3,
             row_ratio: wikiwit::frontier::planner::ROW_RATIO,
+            rules: Default::default(),
         },
     )?;
     let mut text = Vec::new();

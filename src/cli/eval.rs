@@ -3,7 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use wikiwit::eval::folds::{FoldReport, cross_validate};
+use wikiwit::eval::misses::{MissReport, misses};
 use wikiwit::eval::{Config, EvalReport, PlannerSettings, evaluate, read_instances};
+use wikiwit::frontier::Rules;
 
 use super::{IndexArg, Outcome};
 
@@ -33,9 +36,24 @@ pub struct FrontierArgs {
     /// The planner's row ratio (see `wikiwit frontier --row-ratio`).
     #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
     row_ratio: f64,
+    /// Propose pages even when the question asks for a column of the row it picks.
+    #[arg(long)]
+    no_answer_in_row: bool,
+    /// Keep a row's page even when the question names it by its title (by default it
+    /// only identifies the row, and another page of the row is taken).
+    #[arg(long)]
+    keep_named_pages: bool,
     /// Print every instance's score in the table output.
     #[arg(long)]
     per_instance: bool,
+    /// Instead of scoring configurations: choose the planner's settings (row ratio,
+    /// rules) on K−1 folds and score them on the held-out fold, for each of K folds.
+    #[arg(long, value_name = "K", conflicts_with = "misses")]
+    folds: Option<usize>,
+    /// Instead of scoring configurations: sort the planner's misses by kind (wrong row,
+    /// another column's page, bridge page needed, empty gold, red link, …).
+    #[arg(long)]
+    misses: bool,
     #[command(flatten)]
     index: IndexArg,
     #[arg(long)]
@@ -58,9 +76,31 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let settings = PlannerSettings {
         limit: a.limit,
         row_ratio: a.row_ratio,
+        rules: Rules {
+            answer_in_row: !a.no_answer_in_row,
+            named_page_identifies: !a.keep_named_pages,
+        },
     };
-    let report = evaluate(&index, &instances, &configs, settings)?;
     let mut out = std::io::stdout().lock();
+    if let Some(k) = a.folds {
+        let report = cross_validate(&index, &instances, k, settings)?;
+        if a.json {
+            super::print_json(&mut out, &report)?;
+        } else {
+            print_folds(&mut out, &report)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    if a.misses {
+        let report = misses(&index, &instances, settings)?;
+        if a.json {
+            super::print_json(&mut out, &report)?;
+        } else {
+            print_misses(&mut out, &report, a.per_instance)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    let report = evaluate(&index, &instances, &configs, settings)?;
     if a.json {
         super::print_json(&mut out, &report)?;
     } else {
@@ -73,46 +113,33 @@ fn print_table(out: &mut dyn Write, r: &EvalReport, per_instance: bool) -> anyho
     writeln!(out, "{} instances", r.instances)?;
     writeln!(
         out,
-        "{:<12} {:>9} {:>9} {:>9} {:>10}  key P / R / F1",
-        "config", "precision", "recall", "F1", "pages/inst"
+        "{:<12} {:>9} {:>9} {:>9} {:>10}  {:<24}  key P / R / F1",
+        "config", "precision", "recall", "F1", "pages/inst", "rows P / R / F1"
     )?;
     for c in &r.configs {
         let keys = c
             .keys_macro
             .map(|k| format!("{:.4} / {:.4} / {:.4}", k.precision, k.recall, k.f1))
             .unwrap_or_else(|| "—".into());
+        let rows = c.rows_macro;
         writeln!(
             out,
-            "{:<12} {:>9.4} {:>9.4} {:>9.4} {:>10.2}  {keys}",
+            "{:<12} {:>9.4} {:>9.4} {:>9.4} {:>10.2}  {:<24}  {keys}",
             c.config.name(),
             c.macro_avg.precision,
             c.macro_avg.recall,
             c.macro_avg.f1,
-            c.mean_predicted
+            c.mean_predicted,
+            format!(
+                "{:.4} / {:.4} / {:.4}",
+                rows.precision, rows.recall, rows.f1
+            )
         )?;
     }
-    if let (Some(p), [a, b, ..]) = (&r.comparison, &r.configs[..]) {
-        writeln!(
-            out,
-            "F1 {} − {}: {:+.4}, 95% CI [{:+.4}, {:+.4}] (paired bootstrap, {} resamples, seed {})",
-            a.config.name(),
-            b.config.name(),
-            p.mean_difference,
-            p.ci95.0,
-            p.ci95.1,
-            p.resamples,
-            p.seed
-        )?;
-        writeln!(
-            out,
-            "sign test: {} better {}, {} better {}, {} ties; two-sided p = {:.3e}",
-            a.config.name(),
-            p.a_better,
-            b.config.name(),
-            p.b_better,
-            p.ties,
-            p.sign_test_p
-        )?;
+    for (axis, cmp) in [("F1", &r.comparison), ("row F1", &r.rows_comparison)] {
+        if let (Some(p), [a, b, ..]) = (cmp, &r.configs[..]) {
+            print_paired(out, axis, a.config.name(), b.config.name(), p)?;
+        }
     }
     if per_instance {
         for c in &r.configs {
@@ -133,6 +160,109 @@ fn print_table(out: &mut dyn Write, r: &EvalReport, per_instance: bool) -> anyho
                         .unwrap_or_default()
                 )?;
             }
+        }
+    }
+    Ok(())
+}
+
+fn print_paired(
+    out: &mut dyn Write,
+    axis: &str,
+    a: &str,
+    b: &str,
+    p: &wikiwit::eval::bootstrap::Paired,
+) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{axis} {a} − {b}: {:+.4}, 95% CI [{:+.4}, {:+.4}] (paired bootstrap, {} resamples, seed {})",
+        p.mean_difference, p.ci95.0, p.ci95.1, p.resamples, p.seed
+    )?;
+    writeln!(
+        out,
+        "  sign test: {a} better {}, {b} better {}, {} ties; two-sided p = {:.3e}",
+        p.a_better, p.b_better, p.ties, p.sign_test_p
+    )?;
+    Ok(())
+}
+
+fn settings_text(s: &PlannerSettings) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    format!(
+        "row ratio {}, answer-in-row {}, named page identifies {}",
+        s.row_ratio,
+        on(s.rules.answer_in_row),
+        on(s.rules.named_page_identifies)
+    )
+}
+
+fn print_folds(out: &mut dyn Write, r: &FoldReport) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{} instances, {} folds (shuffle seed {})",
+        r.instances, r.folds, r.seed
+    )?;
+    writeln!(out, "in-sample, every setting tried:")?;
+    for g in &r.grid {
+        writeln!(
+            out,
+            "  {:<62} page P {:.4} R {:.4} F1 {:.4}   row F1 {:.4}",
+            settings_text(&g.settings),
+            g.pages.precision,
+            g.pages.recall,
+            g.pages.f1,
+            g.rows.f1
+        )?;
+    }
+    for f in &r.per_fold {
+        writeln!(
+            out,
+            "fold {} ({} instances): chose {} (train F1 {:.4}); held-out page F1 {:.4}, row F1 {:.4}",
+            f.fold,
+            f.instances,
+            settings_text(&f.chosen),
+            f.train_f1,
+            f.pages.f1,
+            f.rows.f1
+        )?;
+    }
+    let (p, w) = (r.held_out_pages, r.held_out_rows);
+    writeln!(
+        out,
+        "held-out: page P {:.4} R {:.4} F1 {:.4}; row P {:.4} R {:.4} F1 {:.4}",
+        p.precision, p.recall, p.f1, w.precision, w.recall, w.f1
+    )?;
+    Ok(())
+}
+
+fn print_misses(out: &mut dyn Write, r: &MissReport, per_instance: bool) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{} instances, {} complete (every gold page proposed, or an empty frontier for empty gold)",
+        r.instances, r.complete
+    )?;
+    writeln!(out, "{:<44} {:>8} {:>10}", "kind", "misses", "instances")?;
+    for k in &r.kinds {
+        writeln!(out, "{:<44} {:>8} {:>10}", k.name, k.misses, k.instances)?;
+    }
+    writeln!(
+        out,
+        "pages proposed but not gold: {} ({} linked from a gold row)",
+        r.extra, r.extra_in_gold_rows
+    )?;
+    if per_instance {
+        for m in r.per_instance.iter().filter(|m| !m.misses.is_empty()) {
+            let kinds: Vec<String> = m
+                .misses
+                .iter()
+                .map(|(p, k)| {
+                    if p.is_empty() {
+                        k.name().to_string()
+                    } else {
+                        format!("{p}: {}", k.name())
+                    }
+                })
+                .collect();
+            writeln!(out, "  {:<18} {}", m.id, kinds.join("; "))?;
         }
     }
     Ok(())

@@ -2,7 +2,9 @@
 
 use std::io::Write;
 
-use wikiwit::frontier::{CountSource, Frontier, Op, PlanOptions, Unresolved, operators, plan};
+use wikiwit::frontier::{
+    CountSource, Frontier, Op, PlanOptions, Rules, Unresolved, operators, plan,
+};
 use wikiwit::index::Index;
 
 use super::{IndexArg, Outcome};
@@ -41,6 +43,14 @@ pub struct Args {
     /// Keep rows scoring at least this fraction of the best row.
     #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
     row_ratio: f64,
+    /// Propose pages even when the question asks for a column of the row it picks (the
+    /// row then already holds the answer and the frontier is empty).
+    #[arg(long)]
+    no_answer_in_row: bool,
+    /// Keep a row's page even when the question names it by its title (by default it
+    /// only identifies the row, and another page of the row is taken).
+    #[arg(long)]
+    keep_named_pages: bool,
     /// Rejected candidates shown in text output (JSON has all).
     #[arg(long, default_value_t = 10)]
     show_rejected: usize,
@@ -77,6 +87,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ops,
         limit: args.limit,
         row_ratio: args.row_ratio,
+        rules: Rules {
+            answer_in_row: !args.no_answer_in_row,
+            named_page_identifies: !args.keep_named_pages,
+        },
     };
     let f = match plan(&index, &opts) {
         Ok(f) => f,
@@ -92,7 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     } else {
         print_text(&mut out, &f, args.show_rejected)?;
     }
-    Ok(if f.pages.is_empty() {
+    // An empty frontier is an answer when the row itself holds it.
+    Ok(if f.pages.is_empty() && f.answer_in_row.is_none() {
         Outcome::NotFound
     } else {
         Outcome::Success
@@ -183,6 +198,19 @@ fn print_findings(
 pub fn print_text(out: &mut dyn Write, f: &Frontier, show_rejected: usize) -> anyhow::Result<()> {
     let ops: Vec<&str> = f.ops.iter().map(|o| o.name()).collect();
     writeln!(out, "seed {} [seed]; operators {}", f.seed, ops.join(", "))?;
+    if let Some(a) = &f.answer_in_row {
+        let rows: Vec<String> = a.rows.iter().map(usize::to_string).collect();
+        writeln!(
+            out,
+            "  no page needed: the question asks for \"{}\" ({}), column {} of table {}, row {}: {}",
+            a.label,
+            a.asked,
+            a.col,
+            a.table,
+            rows.join(", "),
+            a.values.join(" | ")
+        )?;
+    }
     for s in &f.superlatives {
         let rows: Vec<String> = s.rows.iter().map(usize::to_string).collect();
         writeln!(

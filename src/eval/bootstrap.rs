@@ -66,7 +66,7 @@ pub fn paired(a: &[f64], b: &[f64], resamples: usize, seed: u64) -> Paired {
 }
 
 /// A uniform integer in `0..n` (Lemire's multiply-and-reject: no modulo bias).
-fn uniform(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+pub(crate) fn uniform(rng: &mut ChaCha8Rng, n: u64) -> u64 {
     let threshold = n.wrapping_neg() % n;
     loop {
         let m = (rng.next_u64() as u128) * (n as u128);

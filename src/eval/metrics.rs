@@ -16,6 +16,12 @@ pub struct Prf {
 }
 
 impl Prf {
+    pub const ZERO: Prf = Prf {
+        precision: 0.0,
+        recall: 0.0,
+        f1: 0.0,
+    };
+
     /// Scores `predicted` against `gold`. An empty gold set is a question whose answer
     /// needs no further page: predicting nothing is then perfect (1, 1, 1) and
     /// predicting anything scores 0 — the curator brought in pages nobody needs.
@@ -50,11 +56,7 @@ impl Prf {
     /// The mean of each measure (all zeros for no instances).
     pub fn macro_average(all: &[Prf]) -> Prf {
         if all.is_empty() {
-            return Prf {
-                precision: 0.0,
-                recall: 0.0,
-                f1: 0.0,
-            };
+            return Prf::ZERO;
         }
         let n = all.len() as f64;
         Prf {

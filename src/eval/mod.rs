@@ -8,8 +8,10 @@
 //! compared pairwise ([`bootstrap`]).
 
 pub mod bootstrap;
+pub mod folds;
 pub mod keys;
 pub mod metrics;
+pub mod misses;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::frontier::{self, FrontierError, Op, PlanOptions};
+use crate::frontier::{self, FrontierError, Op, PlanOptions, Rules};
 use crate::index::{Index, IndexError, Lookup};
 use crate::query::find_page;
 use metrics::Prf;
@@ -39,6 +41,8 @@ pub enum EvalError {
     },
     #[error("{path}: no instances")]
     Empty { path: PathBuf },
+    #[error("{folds} folds need at least 2 folds and no more folds than the {instances} instances")]
+    Folds { folds: usize, instances: usize },
     #[error(transparent)]
     Index(#[from] IndexError),
     #[error(transparent)]
@@ -133,6 +137,10 @@ pub struct InstanceScore {
     pub gold: Vec<String>,
     #[serde(flatten)]
     pub prf: Prf,
+    /// Data rows (0-based) of the instance's table the configuration keeps.
+    pub predicted_rows: Vec<usize>,
+    /// The row axis: kept rows against `gold_rows`.
+    pub rows: Prf,
     /// Key precision / recall / F1, when the instance has `gold_keys`.
     pub keys: Option<Prf>,
     /// Why nothing could be predicted (e.g. the seed is not in the index).
@@ -145,6 +153,8 @@ pub struct ConfigReport {
     pub config: Config,
     #[serde(rename = "macro")]
     pub macro_avg: Prf,
+    /// Macro row-axis scores.
+    pub rows_macro: Prf,
     /// Macro key scores over the instances that have gold keys.
     pub keys_macro: Option<Prf>,
     pub mean_predicted: f64,
@@ -158,6 +168,8 @@ pub struct EvalReport {
     pub configs: Vec<ConfigReport>,
     /// F1 of the first configuration minus the second's, paired.
     pub comparison: Option<bootstrap::Paired>,
+    /// The same comparison on the row axis.
+    pub rows_comparison: Option<bootstrap::Paired>,
 }
 
 /// The canonical title of `t`: normalized, redirects followed; a title with no page is
@@ -175,10 +187,11 @@ pub fn canonical_title(index: &Index, t: &str) -> String {
 }
 
 /// The planner's settings in an evaluation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PlannerSettings {
     pub limit: usize,
     pub row_ratio: f64,
+    pub rules: Rules,
 }
 
 impl Default for PlannerSettings {
@@ -186,6 +199,7 @@ impl Default for PlannerSettings {
         PlannerSettings {
             limit: 10,
             row_ratio: frontier::planner::ROW_RATIO,
+            rules: Rules::default(),
         }
     }
 }
@@ -198,44 +212,114 @@ fn gold_pages(index: &Index, inst: &Instance) -> BTreeSet<String> {
         .collect()
 }
 
-/// Predicted pages (titles) and keys of one instance.
-fn predict(
+/// Every instance's gold pages, canonicalized once whatever the number of
+/// configurations scored against them.
+pub(crate) fn all_gold_pages(index: &Index, instances: &[Instance]) -> Vec<BTreeSet<String>> {
+    instances
+        .par_iter()
+        .map(|inst| gold_pages(index, inst))
+        .collect()
+}
+
+/// Scores one configuration on every instance; instances run in parallel, results keep
+/// the input order.
+pub(crate) fn score_all(
+    index: &Index,
+    instances: &[Instance],
+    golds: &[BTreeSet<String>],
+    config: Config,
+    settings: PlannerSettings,
+) -> Result<Vec<InstanceScore>, EvalError> {
+    instances
+        .par_iter()
+        .zip(golds)
+        .map(|(inst, gold)| score_instance(index, inst, gold, config, settings))
+        .collect()
+}
+
+/// What a configuration predicts for one instance.
+pub(crate) struct Prediction {
+    pub titles: Vec<String>,
+    pub keys: Vec<String>,
+    /// Data rows of the instance's table it keeps, ascending.
+    pub rows: Vec<usize>,
+    /// The planner's frontier, for the planner configuration.
+    pub frontier: Option<frontier::Frontier>,
+}
+
+/// The planner's options for an instance.
+pub(crate) fn plan_options(inst: &Instance, settings: PlannerSettings) -> PlanOptions {
+    PlanOptions {
+        seed: inst.seed.clone(),
+        query: inst.query.clone(),
+        table: inst.seed_table,
+        ops: Op::DEFAULT.to_vec(),
+        limit: settings.limit,
+        row_ratio: settings.row_ratio,
+        rules: settings.rules,
+    }
+}
+
+/// Predicted pages (titles), keys and rows of one instance. The baselines read whole
+/// tables, so they keep every data row of the instance's table; the planner keeps the
+/// rows it scored close to the best.
+pub(crate) fn predict(
     index: &Index,
     inst: &Instance,
     config: Config,
     settings: PlannerSettings,
-) -> Result<(Vec<String>, Vec<String>), FrontierError> {
-    let cands = match config {
-        Config::Outlinks => frontier::outlinks(index, &inst.seed)?
-            .pages()
-            .into_iter()
-            .cloned()
-            .collect(),
-        Config::SeedTable => frontier::seed_table(index, &inst.seed, inst.seed_table, None)?
-            .pages()
-            .into_iter()
-            .cloned()
-            .collect(),
+) -> Result<Prediction, FrontierError> {
+    let table = inst.seed_table.unwrap_or(1);
+    let all_rows = || -> Result<Vec<usize>, FrontierError> {
+        let n = frontier::count(index, &inst.seed, Some(table))?
+            .counts
+            .first()
+            .map_or(0, |c| c.count);
+        Ok((0..n).collect())
+    };
+    let (cands, rows, f) = match config {
+        Config::Outlinks => (
+            frontier::outlinks(index, &inst.seed)?
+                .pages()
+                .into_iter()
+                .cloned()
+                .collect::<Vec<_>>(),
+            all_rows()?,
+            None,
+        ),
+        Config::SeedTable => (
+            frontier::seed_table(index, &inst.seed, inst.seed_table, None)?
+                .pages()
+                .into_iter()
+                .cloned()
+                .collect(),
+            all_rows()?,
+            None,
+        ),
         Config::Planner => {
-            let f = frontier::plan(
-                index,
-                &PlanOptions {
-                    seed: inst.seed.clone(),
-                    query: inst.query.clone(),
-                    table: inst.seed_table,
-                    ops: Op::DEFAULT.to_vec(),
-                    limit: settings.limit,
-                    row_ratio: settings.row_ratio,
-                },
-            )?;
-            f.pages.into_iter().map(|r| r.candidate).collect::<Vec<_>>()
+            let f = frontier::plan(index, &plan_options(inst, settings))?;
+            let mut rows: Vec<usize> = f
+                .units
+                .iter()
+                .filter(|u| u.kept && u.table == Some(table))
+                .filter_map(|u| u.row)
+                .collect();
+            rows.sort_unstable();
+            rows.dedup();
+            let cands = f.pages.iter().map(|r| r.candidate.clone()).collect();
+            (cands, rows, Some(f))
         }
     };
     let keys = cands
         .iter()
         .map(|c| c.key.clone().unwrap_or_else(|| c.title.clone()))
         .collect();
-    Ok((cands.into_iter().map(|c| c.title).collect(), keys))
+    Ok(Prediction {
+        titles: cands.into_iter().map(|c| c.title).collect(),
+        keys,
+        rows,
+        frontier: f,
+    })
 }
 
 /// Scores one instance against its gold pages (canonical titles, [`gold_pages`]).
@@ -246,15 +330,21 @@ fn score_instance(
     config: Config,
     settings: PlannerSettings,
 ) -> Result<InstanceScore, EvalError> {
-    let (predicted, keys, error) = match predict(index, inst, config, settings) {
-        Ok((p, k)) => (p, k, None),
-        Err(e) if e.is_not_found() => (Vec::new(), Vec::new(), Some(e.to_string())),
+    let (predicted, keys, rows, error) = match predict(index, inst, config, settings) {
+        Ok(p) => (p.titles, p.keys, p.rows, None),
+        Err(e) if e.is_not_found() => (Vec::new(), Vec::new(), Vec::new(), Some(e.to_string())),
         Err(e) => return Err(e.into()),
     };
     let pset: BTreeSet<String> = predicted.iter().cloned().collect();
+    let gold_rows: BTreeSet<usize> = inst.gold_rows.iter().copied().collect();
+    // A configuration that could not run decided nothing: it scores 0 even where the
+    // gold is empty, so a missing seed is never mistaken for "no page needed".
+    let zero_if_failed = |p: Prf| if error.is_some() { Prf::ZERO } else { p };
     Ok(InstanceScore {
         id: inst.id.clone(),
-        prf: Prf::score(&pset, gold),
+        prf: zero_if_failed(Prf::score(&pset, gold)),
+        rows: zero_if_failed(Prf::score(&rows.iter().copied().collect(), &gold_rows)),
+        predicted_rows: rows,
         keys: inst.gold_keys.as_ref().map(|g| {
             keys::key_scores(
                 keys.iter().map(String::as_str),
@@ -275,32 +365,26 @@ pub fn evaluate(
     configs: &[Config],
     settings: PlannerSettings,
 ) -> Result<EvalReport, EvalError> {
-    // Gold titles are canonicalized once, whatever the number of configurations.
-    let golds: Vec<BTreeSet<String>> = instances
-        .par_iter()
-        .map(|inst| gold_pages(index, inst))
-        .collect();
+    let golds = all_gold_pages(index, instances);
     let mut reports = Vec::new();
     for &config in configs {
-        let scores: Vec<InstanceScore> = instances
-            .par_iter()
-            .zip(&golds)
-            .map(|(inst, gold)| score_instance(index, inst, gold, config, settings))
-            .collect::<Result<_, _>>()?;
+        let scores = score_all(index, instances, &golds, config, settings)?;
         let prfs: Vec<Prf> = scores.iter().map(|s| s.prf).collect();
+        let row_prfs: Vec<Prf> = scores.iter().map(|s| s.rows).collect();
         let key_prfs: Vec<Prf> = scores.iter().filter_map(|s| s.keys).collect();
         reports.push(ConfigReport {
             config,
             macro_avg: Prf::macro_average(&prfs),
+            rows_macro: Prf::macro_average(&row_prfs),
             keys_macro: (!key_prfs.is_empty()).then(|| Prf::macro_average(&key_prfs)),
             mean_predicted: scores.iter().map(|s| s.predicted.len()).sum::<usize>() as f64
                 / scores.len().max(1) as f64,
             instances: scores,
         });
     }
-    let comparison = match &reports[..] {
+    let compare = |axis: fn(&InstanceScore) -> f64| match &reports[..] {
         [a, b, ..] => {
-            let f = |r: &ConfigReport| r.instances.iter().map(|s| s.prf.f1).collect::<Vec<_>>();
+            let f = |r: &ConfigReport| r.instances.iter().map(axis).collect::<Vec<_>>();
             Some(bootstrap::paired(
                 &f(a),
                 &f(b),
@@ -310,9 +394,12 @@ pub fn evaluate(
         }
         _ => None,
     };
+    let comparison = compare(|s| s.prf.f1);
+    let rows_comparison = compare(|s| s.rows.f1);
     Ok(EvalReport {
         instances: instances.len(),
         configs: reports,
         comparison,
+        rows_comparison,
     })
 }

@@ -25,7 +25,7 @@ pub use operators::{
     CountSource, OperatorResult, Unresolved, category, count, entity_page, outlinks, redirect,
     seed_list, seed_table, sibling_list,
 };
-pub use planner::{Frontier, Op, PlanOptions, Rejected, plan};
+pub use planner::{AnswerInRow, Frontier, Op, PlanOptions, Rejected, Rules, plan};
 pub use question::Superlative;
 
 /// What a page is for, in the table being built.

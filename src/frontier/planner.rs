@@ -26,7 +26,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
-use super::question::{NamedColumn, Superlative, named_columns, superlative};
+use super::question::{
+    AskedFor, NamedColumn, Superlative, asked_column, asked_for, named_columns, names_title,
+    superlative,
+};
 use super::rows::{cell_locator, row_locator};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
@@ -99,6 +102,30 @@ pub struct PlanOptions {
     pub limit: usize,
     /// Rows scoring at least this fraction of the best row are kept ([`ROW_RATIO`]).
     pub row_ratio: f64,
+    /// Which of the planner's rules apply.
+    pub rules: Rules,
+}
+
+/// The planner's switchable rules: each is a general principle that an evaluation can
+/// turn off to measure what it is worth (`wikiwit eval frontier --folds` chooses them
+/// on training folds only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Rules {
+    /// When the question asks for a column of the row it picks, the row already holds
+    /// the answer and the frontier is empty ([`AnswerInRow`]).
+    pub answer_in_row: bool,
+    /// A page the question names by its title identifies the row; the frontier takes
+    /// another page of that row.
+    pub named_page_identifies: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            answer_in_row: true,
+            named_page_identifies: true,
+        }
+    }
 }
 
 /// Rows (or items) scoring at least this fraction of the best row (over the table's
@@ -115,6 +142,11 @@ const SENTENCES_PER_PAGE: usize = 1;
 pub struct UnitScore {
     /// `Seed#Table 2 row 5` or `Seed#List item 3`.
     pub locator: String,
+    /// The table (1-based) and data row (0-based) of a table row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<usize>,
     pub text: String,
     /// The row's own score (over its table's floor) plus its best linked page's score
     /// for what the row leaves unexplained: what rows are kept on.
@@ -163,6 +195,25 @@ pub struct Frontier {
     pub counts: Vec<CountSource>,
     /// Superlatives of the question over the seed's tables, and the rows they pick.
     pub superlatives: Vec<Superlative>,
+    /// Set when the rows the question picks already hold its answer: the frontier is
+    /// then empty, and this says which column of which rows answers.
+    pub answer_in_row: Option<AnswerInRow>,
+}
+
+/// The question asks for a column of the row it picks, so the row answers it and no
+/// other page is needed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerInRow {
+    /// The table (1-based) and its kept data rows (0-based).
+    pub table: usize,
+    pub rows: Vec<usize>,
+    /// The column asked for (0-based) and its label.
+    pub col: usize,
+    pub label: String,
+    /// The question's words that ask for it ("what … capacity").
+    pub asked: String,
+    /// The kept rows' cells in that column: where the answer is.
+    pub values: Vec<String>,
 }
 
 /// Plans the frontier for `opts`.
@@ -218,12 +269,31 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     // 1. Units: rows and list items, scored against the question.
     let mut unit_of: BTreeMap<String, usize> = BTreeMap::new();
     let mut unit_texts: Vec<(String, String)> = Vec::new();
+    let mut unit_rows: Vec<Option<(usize, usize)>> = Vec::new();
     for c in found.iter().flat_map(|r| &r.candidates) {
         if let Some(u) = unit_locator(c) {
             unit_of.entry(u.clone()).or_insert_with(|| {
                 unit_texts.push((u, c.context.clone()));
+                unit_rows.push(c.cell.map(|(t, r, _)| (t, r)));
                 unit_texts.len() - 1
             });
+        }
+    }
+    // A row that links no page is still a row the question may pick: its cells can hold
+    // the answer ([`AnswerInRow`]), and it competes with the other rows.
+    if ops.contains(&Op::SeedTable) {
+        for ti in 0..seed_page.s.tables.len() {
+            if opts.table.is_some_and(|n| n != ti + 1) {
+                continue;
+            }
+            for row in &seed_page.rows(ti).rows {
+                let u = row_locator(&seed.title, ti + 1, row.row);
+                unit_of.entry(u.clone()).or_insert_with(|| {
+                    unit_texts.push((u, row.text.clone()));
+                    unit_rows.push(Some((ti + 1, row.row)));
+                    unit_texts.len() - 1
+                });
+            }
         }
     }
     let row_scores = score_units(searcher, &unit_texts, &opts.query);
@@ -341,6 +411,26 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
                 candidate: c.clone(),
             });
         }
+        // A page the question names by its title ("the airport in the city of
+        // **Lviv**") is where the question starts from: it tells which row is meant,
+        // and the answer is on another page of the row.
+        if opts.rules.named_page_identifies {
+            let (named_pages, rest): (Vec<Ranked>, Vec<Ranked>) = scored
+                .into_iter()
+                .partition(|r| names_title(&opts.query, &r.candidate.title));
+            scored = rest;
+            for r in named_pages {
+                if scored.is_empty() {
+                    scored.push(r);
+                    continue;
+                }
+                rejected.push(reject(
+                    &r.candidate,
+                    r.score,
+                    "the question names this page: it identifies the row, and another page of the row holds the answer".into(),
+                ));
+            }
+        }
         // The page the question asks about: in the first column it names, else in the
         // key column. Without a named column, another page of the row that matches the
         // rest of the question better is kept too; with one, such a page only told
@@ -435,6 +525,31 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             ));
         }
     }
+    // The question asks for a column of the rows it picks: those cells answer it, and
+    // every page is rejected saying so.
+    let answer_in_row = if opts.rules.answer_in_row {
+        let kept_rows: Vec<(usize, usize)> = (0..unit_texts.len())
+            .filter(|&i| kept_unit(i))
+            .map(|i| unit_rows[i])
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        asked_for(&opts.query, &seed.title)
+            .filter(AskedFor::names_a_thing)
+            .and_then(|a| answered_by_row(&seed_page, &labels, &kept_rows, &a))
+    } else {
+        None
+    };
+    if let Some(a) = &answer_in_row {
+        let why = format!(
+            "the question asks for the \"{}\" column ({}) of the row it picks, which holds the answer: {}",
+            a.label,
+            a.asked,
+            a.values.join(" | ")
+        );
+        for r in ranked.drain(..) {
+            rejected.push(reject(&r.candidate, r.score, why.clone()));
+        }
+    }
     // One entry per page: its best occurrence.
     ranked.sort_by(|a, b| {
         b.score
@@ -477,6 +592,8 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         .enumerate()
         .map(|(i, (loc, text))| UnitScore {
             locator: loc.clone(),
+            table: unit_rows[i].map(|(t, _)| t),
+            row: unit_rows[i].map(|(_, r)| r),
             text: text.clone(),
             score: unit_scores[i],
             kept: kept_unit(i),
@@ -501,6 +618,41 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
         unresolved,
         counts,
         superlatives,
+        answer_in_row,
+    })
+}
+
+/// Whether the kept rows answer the question themselves: they are rows of one table
+/// (a list item has no columns), the question's wh-phrase names a column of that table,
+/// and every kept row has a value there.
+fn answered_by_row(
+    seed: &Seed,
+    labels: &[Vec<Option<String>>],
+    kept_rows: &[(usize, usize)],
+    asked: &AskedFor,
+) -> Option<AnswerInRow> {
+    let table = kept_rows.first()?.0;
+    if kept_rows.iter().any(|&(t, _)| t != table) {
+        return None;
+    }
+    let col = asked_column(asked, labels.get(table - 1)?, &seed.page.title)?;
+    let rows = &seed.rows(table - 1).rows;
+    let values = kept_rows
+        .iter()
+        .map(|&(_, r)| {
+            let cell = rows.get(r)?.cells.iter().find(|c| c.col == col.col)?;
+            let v = cell.text.trim();
+            (!v.is_empty()).then(|| v.to_string())
+        })
+        .collect::<Option<Vec<String>>>()?;
+    let head: Vec<&str> = asked.head.iter().map(|t| t.folded.as_str()).collect();
+    Some(AnswerInRow {
+        table,
+        rows: kept_rows.iter().map(|&(_, r)| r).collect(),
+        col: col.col,
+        label: col.label,
+        asked: format!("{} … {}", asked.wh, head.join(" ")),
+        values,
     })
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::rows::RowRead;
 use crate::text::quantities::{QuantityKind, extract};
-use crate::text::words::{Token, tokenize};
+use crate::text::words::{Token, fold, tokenize};
 
 /// A column the question names.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +71,132 @@ pub(crate) fn named_columns(
     named.into_iter().map(|(_, n)| n).collect()
 }
 
+/// What the question's wh-phrase asks for: "what is the **capacity** of the mosque …",
+/// "which **country** submitted …", "who is the **head coach** of …".
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AskedFor {
+    /// The question word ("what", "which", "who", "how many", …).
+    pub wh: String,
+    /// A copula follows the question word ("who **is** the …").
+    pub copula: bool,
+    /// The content words that head the phrase, in order (at most [`HEAD`]).
+    pub head: Vec<Token>,
+}
+
+impl AskedFor {
+    /// Whether the phrase asks for a thing the head noun names: "what X", "which X",
+    /// "who is the X". "When", "where", "how" ask for a time, place or manner (the
+    /// words after them describe the row, not what is asked), "who" before a verb asks
+    /// for whoever did something the row's pages tell, and "how many X" asks for a
+    /// count that a table cell rarely is.
+    pub fn names_a_thing(&self) -> bool {
+        match self.wh.as_str() {
+            "what" | "which" => true,
+            "who" | "whom" => self.copula,
+            _ => false,
+        }
+    }
+}
+
+/// The content words read as the head of a wh-phrase: enough for "postcode district",
+/// few enough that the rest of the question (which describes the row) stays out.
+const HEAD: usize = 3;
+
+/// The wh-phrase of the question: its first question word, then — past a copula, an
+/// article, numbers and words of the seed's title ("which **2013 Los Angeles Galaxy**
+/// player") — the content words that follow, up to the first function word ("of",
+/// "in", "that", …). `None` when the question has no question word.
+pub(crate) fn asked_for(query: &str, seed_title: &str) -> Option<AskedFor> {
+    let seed: Vec<String> = content(seed_title).map(|t| t.stem).collect();
+    let tokens = tokenize(query);
+    let i = tokens.iter().position(|t| {
+        matches!(
+            t.folded.as_str(),
+            "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how"
+        )
+    })?;
+    let mut wh = tokens[i].folded.clone();
+    let mut j = i + 1;
+    if wh == "how"
+        && tokens
+            .get(j)
+            .is_some_and(|t| t.folded == "many" || t.folded == "much")
+    {
+        wh = format!("how {}", tokens[j].folded);
+        j += 1;
+    }
+    let mut copula = false;
+    while let Some(t) = tokens.get(j) {
+        match t.folded.as_str() {
+            "is" | "was" | "are" | "were" => copula = true,
+            "the" | "a" | "an" => {}
+            _ if t.numeric || seed.contains(&t.stem) => {}
+            _ => break,
+        }
+        j += 1;
+    }
+    let head: Vec<Token> = tokens[j..]
+        .iter()
+        .take_while(|t| t.is_content())
+        .take(HEAD)
+        .cloned()
+        .collect();
+    Some(AskedFor { wh, copula, head })
+}
+
+/// The column the question asks for, when its wh-phrase names one: the first label
+/// sharing a word (stem) with the phrase's head ("capacity" names "Capacity";
+/// "postcode district" names "Postcode district ( s )"). Words of the seed's title name
+/// no column (see [`named_columns`]).
+pub(crate) fn asked_column(
+    asked: &AskedFor,
+    labels: &[Option<String>],
+    seed_title: &str,
+) -> Option<NamedColumn> {
+    let seed: Vec<String> = content(seed_title).map(|t| t.stem).collect();
+    let head: Vec<&str> = asked
+        .head
+        .iter()
+        .map(|t| t.stem.as_str())
+        .filter(|s| !seed.iter().any(|x| x == s))
+        .collect();
+    labels.iter().enumerate().find_map(|(col, label)| {
+        let label = label.as_deref()?;
+        let words: Vec<String> = content(label)
+            .map(|t| t.stem)
+            .filter(|s| head.contains(&s.as_str()))
+            .collect();
+        (!words.is_empty()).then(|| NamedColumn {
+            col,
+            label: label.to_string(),
+            words,
+        })
+    })
+}
+
+/// Whether the question names the page titled `title` as where it starts from: the
+/// title's words, without a trailing disambiguator ("Ural (river)" is "Ural"), occur in
+/// the question in order and next to each other, at least one of them a content word,
+/// and not as an owner ("Drew Butera's height" asks about Drew Butera's own page).
+pub(crate) fn names_title(query: &str, title: &str) -> bool {
+    let base = match title.rsplit_once(" (") {
+        Some((b, rest)) if rest.ends_with(')') => b,
+        _ => title,
+    };
+    let t: Vec<Token> = tokenize(base);
+    if !t.iter().any(Token::is_content) {
+        return false;
+    }
+    let q: Vec<String> = tokenize(query).into_iter().map(|t| t.folded).collect();
+    let named = q
+        .windows(t.len())
+        .any(|w| w.iter().zip(&t).all(|(a, b)| *a == b.folded));
+    let possessive = ["'s", " 's", "’s", " ’s"]
+        .iter()
+        .any(|s| fold(query).contains(&format!("{}{s}", fold(base))));
+    named && !possessive
+}
+
 /// A superlative over a table's rows: "the team with the **least capacity**".
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Superlative {
@@ -83,9 +209,10 @@ pub struct Superlative {
     pub label: String,
     /// Largest value wanted (else smallest).
     pub max: bool,
-    /// Data rows (0-based) holding the extreme value; several on a tie.
+    /// Data rows (0-based) holding the extreme value (or, after an ordinal, the
+    /// second, third … distinct value from the extreme); several on a tie.
     pub rows: Vec<usize>,
-    /// The extreme value as the cell writes it.
+    /// The value as the cell writes it.
     pub value: String,
 }
 
@@ -115,6 +242,18 @@ fn ranks(word: &str, next: Option<&str>) -> Option<Ranks> {
         "earliest" => Ranks::Time { max: false },
         "oldest" => Ranks::Age { oldest: true },
         "youngest" => Ranks::Age { oldest: false },
+        _ => return None,
+    })
+}
+
+/// The rank an ordinal asks for before a superlative ("the **second** highest", "the
+/// **3rd** most").
+fn ordinal(word: &str) -> Option<usize> {
+    Some(match word {
+        "second" | "2nd" => 2,
+        "third" | "3rd" => 3,
+        "fourth" | "4th" => 4,
+        "fifth" | "5th" => 5,
         _ => return None,
     })
 }
@@ -199,12 +338,17 @@ pub(crate) fn superlative(
                 }
             }
         };
-        let best = values
-            .iter()
-            .map(|(_, v)| *v)
-            .fold(None, |m: Option<f64>, v| {
-                Some(m.map_or(v, |m| if max { m.max(v) } else { m.min(v) }))
-            })?;
+        // "The second highest": the rank-th distinct value from the extreme.
+        let rank = i
+            .checked_sub(1)
+            .and_then(|p| ordinal(&tokens[p].folded))
+            .unwrap_or(1);
+        let mut distinct: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
+        distinct.sort_by(|a, b| if max { b.total_cmp(a) } else { a.total_cmp(b) });
+        distinct.dedup();
+        let Some(&best) = distinct.get(rank - 1) else {
+            continue;
+        };
         let winners: Vec<usize> = values
             .iter()
             .filter(|(_, v)| *v == best)
@@ -221,6 +365,9 @@ pub(crate) fn superlative(
             .map(|c| c.text.clone())
             .unwrap_or_default();
         let mut words = t.folded.clone();
+        if rank > 1 {
+            words = format!("{} {words}", tokens[i - 1].folded);
+        }
         if matches!(how, Ranks::Time { .. }) && t.folded == "most" {
             words = format!("most {}", next.unwrap_or_default());
         }
@@ -382,6 +529,19 @@ mod tests {
         assert_eq!(s.words, "most … area");
         let s = superlative("Which park has the smallest area?", 1, &l, &r).unwrap();
         assert_eq!((s.col, s.max, s.rows), (1, false, vec![1]));
+        // An ordinal asks for the second, third … value from the extreme.
+        let s = superlative("Which park has the second largest area?", 1, &l, &r).unwrap();
+        assert_eq!(
+            (s.rows.clone(), s.words.as_str()),
+            (vec![0], "second largest … area")
+        );
+        let s = superlative("the park with the 3rd smallest area", 1, &l, &r).unwrap();
+        assert_eq!(s.rows, vec![0]);
+        assert_eq!(
+            superlative("the fifth largest area", 1, &l, &r),
+            None,
+            "4 rows only"
+        );
         // Time: a named column holding years.
         let s = superlative(
             "Which natural park was the earliest established?",
@@ -465,6 +625,89 @@ mod tests {
         let nuvods = n.iter().find(|n| n.col == 1).unwrap();
         assert!(!nuvods.named_in("Cyblys nūvods"));
         assert!(nuvods.named_in("Rēzeknis"));
+    }
+
+    /// The column a question's wh-phrase asks for, when it asks for a thing.
+    fn asked(q: &str, l: &[&str], seed: &str) -> Option<usize> {
+        let a = asked_for(q, seed)?;
+        a.names_a_thing()
+            .then(|| asked_column(&a, &labels(l), seed))
+            .flatten()
+            .map(|n| n.col)
+    }
+
+    #[test]
+    fn the_wh_phrase_names_the_column_asked_for() {
+        // Real questions and labels, OTT-QA dev.
+        let mosques = [
+            "Name",
+            "Capacity",
+            "City",
+            "Country",
+            "Architectural style",
+            "Year of first building",
+        ];
+        let q = "What is the capacity of the mosque that is on the list of largest mosques , and that was opened to the public 22 February 1978 ?";
+        assert_eq!(asked(q, &mosques, "List of largest mosques"), Some(1));
+        let a = asked_for(q, "List of largest mosques").unwrap();
+        assert_eq!((a.wh.as_str(), a.copula), ("what", true));
+        // Past numbers and the seed's words: "which 2013 Los Angeles Galaxy player".
+        let galaxy = [
+            "No.",
+            "Pos.",
+            "Player",
+            "Transferred from",
+            "Fee/notes",
+            "Date",
+        ];
+        let q = "Which 2013 Los Angeles Galaxy player transferred in from the team that plays in all-white ?";
+        assert_eq!(asked(q, &galaxy, "2013 Los Angeles Galaxy season"), Some(2));
+        // "Who is the X": a person named by a column.
+        let l = ["Team", "Head coach", "Stadium"];
+        assert_eq!(
+            asked(
+                "Who is the head coach of the team that plays at X ?",
+                &l,
+                "2016 season"
+            ),
+            Some(1)
+        );
+        // A column named elsewhere than in the wh-phrase is not what is asked:
+        // "what town was the manager born in" asks about the manager's page.
+        let l = ["Team", "Home city", "Manager", "2018 result"];
+        let q = "What town was the manager born in whose 2019 Campeonato Mineiro club is nicknamed Raposa ?";
+        assert_eq!(asked(q, &l, "2019 Campeonato Mineiro"), None);
+        // When, where, how, "who" before a verb and "how many" ask for no cell.
+        let l = ["Driver", "Team", "Date", "Location", "Votes"];
+        for q in [
+            "When was the driver who was in the pole position born ?",
+            "Where was the team founded ?",
+            "Who directed the film ?",
+            "How many votes did the driver receive ?",
+        ] {
+            assert_eq!(asked(q, &l, "Race"), None, "{q}");
+        }
+        assert_eq!(asked_for("Name the river.", "Rivers"), None);
+    }
+
+    #[test]
+    fn a_title_named_in_the_question_is_where_it_starts() {
+        // OTT-QA dev: the city named identifies the row; the airport's page answers.
+        let q = "The Ukrainian airport in the city of Lviv is named after who ?";
+        assert!(names_title(q, "Lviv"));
+        assert!(!names_title(q, "Lviv International Airport"));
+        // A disambiguator is not part of the name; words must be adjacent and in order.
+        assert!(names_title("Where does the Ural rise?", "Ural (river)"));
+        assert!(!names_title(
+            "Where does the river rise in the Ural?",
+            "River Ural"
+        ));
+        // Named as an owner, the page is what the question asks about.
+        let q = "What is the University of Central Florida alumnus Drew Butera 's height ?";
+        assert!(!names_title(q, "Drew Butera"));
+        assert!(!names_title("What is Drew Butera's height?", "Drew Butera"));
+        // A title of function words and numbers names nothing.
+        assert!(!names_title("What happened in 1999 ?", "1999"));
     }
 
     #[test]
