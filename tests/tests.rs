@@ -7,6 +7,7 @@ mod audit;
 mod bad_input;
 mod cite;
 mod cli;
+mod dumps;
 mod expand;
 mod formats;
 mod frontier;

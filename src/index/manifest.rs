@@ -106,6 +106,10 @@ pub struct Counts {
     pub red_titles: u64,
     /// Distinct categories pages are in.
     pub categories: u64,
+    /// Pages left out of the title map because another page had the same title and a
+    /// newer revision (each one is in `warnings.jsonl`, kind `duplicate-title`).
+    #[serde(default)]
+    pub duplicate_titles: u64,
 }
 
 impl Manifest {

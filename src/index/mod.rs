@@ -282,6 +282,13 @@ impl Index {
         self.pages.iter()
     }
 
+    /// Whether page number `n` (with record `rec`) lost its title to another page of
+    /// the dump with a newer revision (the build's duplicate-title choice): it stays in
+    /// the stores at its dump position, but no title leads to it and walks skip it.
+    pub fn is_shadowed(&self, n: u32, rec: &PageRecord) -> bool {
+        self.manifest.counts.duplicate_titles > 0 && self.find(rec.ns, &rec.dbkey) != Some(n)
+    }
+
     /// The page number of (namespace, DB key), if the page exists.
     pub fn find(&self, ns: i32, dbkey: &str) -> Option<u32> {
         self.titles.get(ns, dbkey).map(|v| v as u32)
