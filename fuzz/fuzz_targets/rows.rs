@@ -15,7 +15,9 @@ fuzz_target!(|data: &[u8]| {
                 Ok(items) => {
                     for item in items {
                         if let RowItem::Row(row) = item {
-                            let _ = row.joined(" | ");
+                            for v in row.values.values() {
+                                let _ = v.joined(" | ");
+                            }
                         }
                     }
                 }

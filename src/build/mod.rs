@@ -790,7 +790,17 @@ fn build_in_pool(
         "title map, redirects, link graph, stores".into(),
         mark.elapsed().as_secs_f64(),
     ));
+    let mut checksums = BTreeMap::new();
+    for name in std::iter::once(index::files::WARNINGS.to_string()).chain(
+        with_text
+            .then(|| dir_files(&dir, crate::text::search::DIR))
+            .unwrap_or_default(),
+    ) {
+        let crc = index::manifest::file_crc32(&dir.join(&name))?;
+        checksums.insert(name, crc);
+    }
     let manifest = Manifest {
+        checksum: String::new(),
         format: index::manifest::FORMAT_NAME.to_string(),
         format_version: index::FORMAT_VERSION,
         wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -819,10 +829,30 @@ fn build_in_pool(
         },
         counts,
         files,
+        checksums,
     };
     manifest.write(&dir)?;
     let dir = staging.commit()?;
     Ok(BuildReport { dir, manifest })
+}
+
+/// The files of `dir/sub`, as `sub/name`, sorted, lock files left out (the text
+/// index's files, whose checksums the manifest keeps).
+fn dir_files(dir: &Path, sub: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(sub))
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                // tantivy's lock files come and go with readers and writers.
+                .filter(|n| !n.ends_with(".lock"))
+                .map(|n| format!("{sub}/{n}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// Total size of the files in `dir` (the text index's tantivy directory).

@@ -29,7 +29,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// File names inside an index directory.
 pub mod files {
@@ -466,6 +466,7 @@ impl Index {
 
     /// Recomputes the checksum of every file.
     pub fn verify(&self) -> Result<(), IndexError> {
+        self.manifest.verify_files(&self.dir)?;
         self.pages.verify()?;
         self.titles.verify()?;
         if let Some(p) = &self.parsed {
