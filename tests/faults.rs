@@ -88,3 +88,63 @@ fn verify_finds_a_flipped_byte_in_every_file() {
     );
     ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
 }
+
+/// A build that runs out of space (a file-size limit, `RLIMIT_FSIZE`, on the child): a
+/// clear error naming the file that could not be written, exit 2, the previous index
+/// intact and no temporary files left beside it.
+#[test]
+fn a_build_out_of_disk_space_fails_cleanly() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempdir();
+    let parent = tmp.path().join("indexes");
+    std::fs::create_dir(&parent).unwrap();
+    let index = parent.join("ix");
+    build(&rivers(), &index, &[]);
+    let before = export(&index, "pages");
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let parent_before = listing(&parent);
+    let mut cmd = wikiwit();
+    cmd.arg("build")
+        .arg(data("enwiki-2016-206pages.xml.bz2"))
+        .arg("--index")
+        .arg(&index)
+        .arg("-q");
+    // SAFETY: between fork and exec only async-signal-safe calls (signal, setrlimit).
+    unsafe {
+        cmd.pre_exec(|| {
+            // Writes past the limit fail with EFBIG instead of killing the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 256 << 10,
+                rlim_max: 256 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(
+        err.contains(".wikiwit-building-") || err.contains(&*index.to_string_lossy()),
+        "the message names no file: {err}"
+    );
+    assert_eq!(
+        export(&index, "pages"),
+        before,
+        "the previous index changed"
+    );
+    assert_eq!(listing(&parent), parent_before, "left behind");
+    ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+}
