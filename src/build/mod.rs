@@ -791,11 +791,12 @@ fn build_in_pool(
         mark.elapsed().as_secs_f64(),
     ));
     let mut checksums = BTreeMap::new();
-    for name in std::iter::once(index::files::WARNINGS.to_string()).chain(
-        with_text
-            .then(|| dir_files(&dir, crate::text::search::DIR))
-            .unwrap_or_default(),
-    ) {
+    let text_files = if with_text {
+        dir_files(&dir, crate::text::search::DIR)
+    } else {
+        Vec::new()
+    };
+    for name in std::iter::once(index::files::WARNINGS.to_string()).chain(text_files) {
         let crc = index::manifest::file_crc32(&dir.join(&name))?;
         checksums.insert(name, crc);
     }
