@@ -148,3 +148,60 @@ fn a_build_out_of_disk_space_fails_cleanly() {
     assert_eq!(listing(&parent), parent_before, "left behind");
     ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
 }
+
+/// A reader of an index while new builds publish over it sees the old or the new index,
+/// never a mix of the two.
+#[test]
+fn a_reader_during_publish_sees_the_old_or_the_new_index() {
+    let tmp = tempdir();
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let other = tmp.path().join("rivers-b.xml");
+    std::fs::write(
+        &other,
+        xml.replacen("<title>Elbe</title>", "<title>Labe</title>", 1),
+    )
+    .unwrap();
+    let (a_ix, b_ix) = (tmp.path().join("a"), tmp.path().join("b"));
+    build(&rivers(), &a_ix, &["--no-text"]);
+    build(&other, &b_ix, &["--no-text"]);
+    let (a, b) = (export(&a_ix, "pages"), export(&b_ix, "pages"));
+    assert_ne!(a, b);
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &["--no-text"]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (mut seen_a, mut seen_b) = (0, 0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..6 {
+                let dump = if i % 2 == 0 { &other } else { &rivers() };
+                build(dump, &index, &["--no-text"]);
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let o = wikiwit()
+                .args(["export", "pages", "--index"])
+                .arg(&index)
+                .output()
+                .unwrap();
+            let out = stdout(&o);
+            if o.status.success() {
+                if out == a {
+                    seen_a += 1;
+                } else if out == b {
+                    seen_b += 1;
+                } else {
+                    panic!("a mix of two indexes:\n{out}");
+                }
+            } else {
+                assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+            }
+        }
+    });
+    assert!(seen_a + seen_b > 0);
+    assert_eq!(
+        export(&index, "pages"),
+        a,
+        "the last build was the first dump"
+    );
+}
