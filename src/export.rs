@@ -30,8 +30,11 @@ fn field(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `page_id, namespace, title, is_redirect` for every page, in dump order.
 pub fn pages(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for p in index.pages() {
+    for (n, p) in index.pages().enumerate() {
         let p = p?;
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         writeln!(
             out,
             "{}\t{}\t{}\t{}",
@@ -48,8 +51,11 @@ pub fn pages(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
 /// MediaWiki's `redirect` table, an interwiki redirect lists the title on the other wiki
 /// without its prefix (MediaWiki keeps the prefix in `rd_interwiki`).
 pub fn redirects(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for p in index.pages() {
+    for (n, p) in index.pages().enumerate() {
         let p = p?;
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         let Some(r) = &p.redirect else { continue };
         writeln!(
             out,
@@ -78,8 +84,11 @@ fn origin(index: &Index, o: &Option<(i32, String)>) -> String {
 /// with where it sits and where it comes from (see [`origin`]). A target linked from
 /// several contexts appears once per context.
 pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
+    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
         let (p, s) = (p?, s?);
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         let mut rows: Vec<(i32, &str, &str, u8, String)> = s
             .links
             .iter()
@@ -114,8 +123,11 @@ pub fn links(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
 
 /// `from_ns, from_title, category, in_template, origin`.
 pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
+    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
         let (p, s) = (p?, s?);
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         let mut rows: Vec<(&str, u8, String)> = s
             .categories
             .iter()
@@ -146,8 +158,11 @@ pub fn categories(index: &Index, out: &mut dyn Write) -> Result<(), ExportError>
 
 /// `from_ns, from_title, template_ns, template_title, direct, origin`.
 pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
+    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
         let (p, s) = (p?, s?);
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         let mut rows: Vec<(i32, &str, u8, String)> = s
             .templates
             .iter()
@@ -192,9 +207,12 @@ pub fn templates(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> 
 /// `action=parse&prop=sections`: `{"title", "sections": [{toclevel, level, line, number,
 /// index, anchor, byteoffset}]}`.
 pub fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (p, s) in index.pages().zip(index.structures()?) {
+    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
         // Checked before skipping: a damaged block ends the walks.
         let (p, s) = (p?, s?);
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
             continue;
         }
@@ -229,9 +247,17 @@ pub fn text(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
             path: index.dir().to_path_buf(),
         }));
     };
-    for ((p, s), t) in index.pages().zip(index.structures()?).zip(texts) {
+    for (n, ((p, s), t)) in index
+        .pages()
+        .zip(index.structures()?)
+        .zip(texts)
+        .enumerate()
+    {
         // Checked before skipping: a damaged block ends the walks.
         let (p, s, t) = (p?, s?, t?);
+        if index.is_shadowed(n as u32, &p) {
+            continue;
+        }
         if p.redirect.is_some() {
             continue;
         }

@@ -387,3 +387,48 @@ fn the_demo_stages_and_audits_the_rivers_table() {
     assert!(out.contains("not staged: Tigris"), "{out}");
     assert!(out.contains("row 15 (Rhine)"), "{out}");
 }
+
+/// Two `wikiwit audit` processes appending to one findings log at once: every line is a
+/// whole JSON record, and each run's records are all there (the log holds both runs'
+/// findings, each run's own in order).
+#[test]
+fn two_audits_appending_to_one_log_never_tear_a_record() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let src = std::fs::read_to_string(fixture("transboundary-rows.jsonl")).unwrap();
+    // Several 64 KiB batches of findings per run, so the appends overlap.
+    let rows = tmp.path().join("big.jsonl");
+    std::fs::write(&rows, src.repeat(400)).unwrap();
+    let log = tmp.path().join("shared.jsonl");
+    let alone = tmp.path().join("alone.jsonl");
+    let single = audit(&c, &rows, &alone, &[]);
+    let per_run = findings(&single.log).len();
+    assert!(per_run > 1000, "{per_run} findings");
+    let spawn = || {
+        wikiwit()
+            .arg("audit")
+            .arg(&c)
+            .arg(&rows)
+            .arg("--index")
+            .arg(rivers_index())
+            .arg("--findings")
+            .arg(&log)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    assert_eq!(a.wait().unwrap().code(), Some(1));
+    assert_eq!(b.wait().unwrap().code(), Some(1));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut records = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {} is torn ({e}): {line:.200}", i + 1));
+        records.push(v);
+    }
+    assert_eq!(findings(&records).len(), 2 * per_run);
+    let audited = records.iter().filter(|v| v["state"] == "audited").count();
+    assert_eq!(audited, 2);
+}

@@ -278,7 +278,7 @@ fn page_with_an_invalid_title() {
 }
 
 #[test]
-fn duplicate_titles_are_refused() {
+fn duplicate_titles_are_refused_with_strict() {
     let tmp = tempdir();
     let index = good_index(tmp.path());
     let xml = std::fs::read_to_string(rivers()).unwrap();
@@ -287,7 +287,7 @@ fn duplicate_titles_are_refused() {
     std::fs::write(&bad, broken).unwrap();
     refuse(
         &bad,
-        &[],
+        &["--strict"],
         &index,
         &["dup.xml", "both have the title \"Oder\""],
     );

@@ -5,7 +5,7 @@
 //! history. Records carry no clock time: the same inputs append the same bytes.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -21,11 +21,19 @@ struct History {
     last_audit: Vec<(String, String, u64)>,
 }
 
+/// Several `wikiwit audit` processes may append to one log: records are gathered whole
+/// in `pending` and written under an exclusive lock of the file, each batch in one
+/// `write_all` at the end (`O_APPEND`), so no record is torn or interleaved with
+/// another process's.
 pub struct Log {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
+    pending: Vec<u8>,
     history: History,
 }
+
+/// Records held before a locked append.
+const BATCH: usize = 1 << 16;
 
 impl Log {
     pub fn open(path: &Path) -> Result<Log, AuditError> {
@@ -45,18 +53,40 @@ impl Log {
             .map_err(err)?;
         Ok(Log {
             path: path.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 16, f),
+            file: f,
+            pending: Vec::with_capacity(BATCH),
             history,
         })
     }
 
     fn line(&mut self, v: &impl serde::Serialize) -> Result<(), AuditError> {
+        serde_json::to_writer(&mut self.pending, v).map_err(|e| AuditError::Log {
+            path: self.path.clone(),
+            source: e.into(),
+        })?;
+        self.pending.push(b'\n');
+        if self.pending.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends the pending whole records under an exclusive lock of the log.
+    fn flush(&mut self) -> Result<(), AuditError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
         let err = |e: std::io::Error| AuditError::Log {
             path: self.path.clone(),
             source: e,
         };
-        serde_json::to_writer(&mut self.out, v).map_err(|e| err(e.into()))?;
-        self.out.write_all(b"\n").map_err(err)
+        self.file.lock().map_err(err)?;
+        let written = self.file.write_all(&self.pending);
+        let unlocked = self.file.unlock();
+        written.map_err(err)?;
+        unlocked.map_err(err)?;
+        self.pending.clear();
+        Ok(())
     }
 
     pub fn write(&mut self, f: &Finding) -> Result<(), AuditError> {
@@ -132,10 +162,7 @@ impl Log {
             }))?;
             states.push("repaired".to_string());
         }
-        self.out.flush().map_err(|e| AuditError::Log {
-            path: self.path.clone(),
-            source: e,
-        })?;
+        self.flush()?;
         Ok(states)
     }
 }

@@ -65,6 +65,9 @@ pub struct BuildOptions {
     /// The "now" of date magic words, Unix seconds (`--build-date`); by default the
     /// newest revision among the source pages.
     pub build_date: Option<i64>,
+    /// Refuse a dump in which two pages have the same title (`--strict`); by default
+    /// the newest revision is kept and the others are recorded as warnings.
+    pub strict: bool,
 }
 
 /// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
@@ -321,6 +324,82 @@ fn to_page(
         categories,
         text: text_bytes,
         docs,
+    })
+}
+
+/// The page a title keeps among pages sharing it, and a warning for each other one.
+struct Kept {
+    page: u32,
+    dropped: Vec<Warning>,
+}
+
+/// Chooses among the pages (`group`, page numbers) that have one title, as MediaWiki's
+/// importer does: the newest revision timestamp wins and, at equal timestamps, the
+/// page met first in the dump (the importer skips a revision whose timestamp the page
+/// already has). The choice depends on the pages alone, never on the order the sorter
+/// returned them in, so it is the same at any thread count or memory budget. With
+/// `strict`, a second page is an error.
+fn choose_duplicate(
+    group: &[u32],
+    pages: &Store<PageRecord>,
+    strict: bool,
+    dump: &Path,
+    codec: &TitleCodec,
+) -> Result<Kept, BuildError> {
+    if let [only] = group {
+        return Ok(Kept {
+            page: *only,
+            dropped: Vec::new(),
+        });
+    }
+    let mut recs = Vec::with_capacity(group.len());
+    for &n in group {
+        recs.push((n, pages.get(n as usize)?));
+    }
+    // Newest first; among equals, dump order.
+    recs.sort_by(|(na, a), (nb, b)| b.timestamp.cmp(&a.timestamp).then(na.cmp(nb)));
+    let (kept_n, kept) = &recs[0];
+    if strict {
+        let first = recs.iter().min_by_key(|(n, _)| *n).expect("two or more");
+        let second = recs
+            .iter()
+            .filter(|(n, _)| *n != first.0)
+            .min_by_key(|(n, _)| *n)
+            .expect("two or more");
+        return Err(DumpError::DuplicateTitle {
+            path: dump.to_path_buf(),
+            title: codec.prefixed_text(first.1.ns, &first.1.dbkey),
+            first_id: first.1.id,
+            second_id: second.1.id,
+        }
+        .into());
+    }
+    let title = codec.prefixed_text(kept.ns, &kept.dbkey);
+    let dropped = recs[1..]
+        .iter()
+        .map(|(_, r)| Warning {
+            page_id: r.id,
+            title: title.clone(),
+            kind: "duplicate-title".into(),
+            message: format!(
+                "page {} (revision {}, {}) has the same title as page {} (revision {}, {}), which is kept: {}",
+                r.id,
+                r.rev_id,
+                rfc3339(r.timestamp),
+                kept.id,
+                kept.rev_id,
+                rfc3339(kept.timestamp),
+                if r.timestamp == kept.timestamp {
+                    "same timestamp, first in the dump"
+                } else {
+                    "newer revision"
+                }
+            ),
+        })
+        .collect();
+    Ok(Kept {
+        page: *kept_n,
+        dropped,
     })
 }
 
@@ -592,28 +671,31 @@ fn build_in_pool(
     let sorted_titles = titles.finish()?;
     spills.insert("titles".to_string(), sorted_titles.spilled);
     let mut title_keys = KeySpool::create(&tmp.join("titles.spool"))?;
-    let mut previous: Option<KeyVal> = None;
+    let mut group: Vec<u32> = Vec::new();
+    let mut group_key: Option<Box<[u8]>> = None;
+    let mut flush = |key: &[u8], group: &mut Vec<u32>| -> Result<(), BuildError> {
+        let kept = choose_duplicate(group, &pages_tmp, opts.strict, &opts.dump, &codec)?;
+        for dropped in kept.dropped {
+            warnings.push(&dropped)?;
+            counts.duplicate_titles += 1;
+        }
+        title_keys.push(key, u64::from(kept.page))?;
+        group.clear();
+        Ok(())
+    };
     for kv in sorted_titles {
         let kv = kv?;
-        if let Some(prev) = &previous
-            && prev.key == kv.key
-        {
-            let (a, b) = (
-                pages_tmp.get(prev.val as usize)?,
-                pages_tmp.get(kv.val as usize)?,
-            );
-            return Err(DumpError::DuplicateTitle {
-                path: opts.dump.clone(),
-                title: codec.prefixed_text(a.ns, &a.dbkey),
-                first_id: a.id,
-                second_id: b.id,
+        if group_key.as_deref() != Some(&kv.key[..]) {
+            if let Some(key) = group_key.take() {
+                flush(&key, &mut group)?;
             }
-            .into());
+            group_key = Some(kv.key);
         }
-        title_keys.push(&kv.key, kv.val as u64)?;
-        previous = Some(kv);
+        group.push(kv.val);
     }
-    drop(previous);
+    if let Some(key) = group_key.take() {
+        flush(&key, &mut group)?;
+    }
     title_keys.close()?;
     // The full-text index's final commit runs on its own thread, alongside the rest
     // (started only now: an error above must not leave it writing into the staging
@@ -707,7 +789,18 @@ fn build_in_pool(
         "title map, redirects, link graph, stores".into(),
         mark.elapsed().as_secs_f64(),
     ));
+    let mut checksums = BTreeMap::new();
+    let text_files = if with_text {
+        dir_files(&dir, crate::text::search::DIR)
+    } else {
+        Vec::new()
+    };
+    for name in std::iter::once(index::files::WARNINGS.to_string()).chain(text_files) {
+        let crc = index::manifest::file_crc32(&dir.join(&name))?;
+        checksums.insert(name, crc);
+    }
     let manifest = Manifest {
+        checksum: String::new(),
         format: index::manifest::FORMAT_NAME.to_string(),
         format_version: index::FORMAT_VERSION,
         wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -736,10 +829,30 @@ fn build_in_pool(
         },
         counts,
         files,
+        checksums,
     };
     manifest.write(&dir)?;
     let dir = staging.commit()?;
     Ok(BuildReport { dir, manifest })
+}
+
+/// The files of `dir/sub`, as `sub/name`, sorted, lock files left out (the text
+/// index's files, whose checksums the manifest keeps).
+fn dir_files(dir: &Path, sub: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(sub))
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                // tantivy's lock files come and go with readers and writers.
+                .filter(|n| !n.ends_with(".lock"))
+                .map(|n| format!("{sub}/{n}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// Total size of the files in `dir` (the text index's tantivy directory).

@@ -54,6 +54,10 @@ pub struct Args {
     /// newest revision among the dump's templates, modules and messages.
     #[arg(long, value_name = "DATE", value_parser = wikiwit::build::parse_build_date)]
     build_date: Option<i64>,
+    /// Refuse a dump in which two pages share a title (default: keep the newest
+    /// revision and record the other page in warnings.jsonl).
+    #[arg(long)]
+    strict: bool,
     /// Print the summary as JSON (the manifest).
     #[arg(long)]
     json: bool,
@@ -81,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         tmp_dir: args.tmp_dir.clone(),
         expand: !args.no_expand,
         build_date: args.build_date,
+        strict: args.strict,
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)
@@ -176,6 +181,13 @@ pub fn summary(out: &mut dyn Write, dir: &std::path::Path, m: &Manifest) -> anyh
         m.source.size, c.xml_bytes, c.text_bytes
     )?;
     writeln!(out, "  warnings    {} (see warnings.jsonl)", c.warnings)?;
+    if c.duplicate_titles > 0 {
+        writeln!(
+            out,
+            "  duplicates  {} page(s) share a title with a newer revision and were left out of the title map (warnings.jsonl, kind duplicate-title)",
+            c.duplicate_titles
+        )?;
+    }
     if m.build.pages_only {
         writeln!(
             out,

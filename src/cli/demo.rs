@@ -45,6 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         tmp_dir: None,
         expand: true,
         build_date: None,
+        strict: false,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

@@ -18,6 +18,10 @@ pub const FORMAT_NAME: &str = "wikiwit-index";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
+    /// CRC-32 (hex) of the manifest's own bytes with this value written as `00000000`;
+    /// first, so a reader finds it at a fixed place. Filled in by [`Manifest::write`].
+    #[serde(default)]
+    pub checksum: String,
     pub format: String,
     pub format_version: u32,
     pub wikiwit_version: String,
@@ -29,6 +33,42 @@ pub struct Manifest {
     pub counts: Counts,
     /// Every data file of the index with its size in bytes.
     pub files: BTreeMap<String, u64>,
+    /// CRC-32 (hex) of every file without a checksum of its own (`warnings.jsonl`, the
+    /// full-text index's files under `text/`), by path relative to the index, for
+    /// `info --verify`.
+    #[serde(default)]
+    pub checksums: BTreeMap<String, String>,
+}
+
+/// How the manifest starts: the checksum is its first field.
+const CHECKSUM_PREFIX: &str = "{\n  \"checksum\": \"";
+const NO_CHECKSUM: &str = "00000000";
+
+/// Whether the manifest's bytes match the checksum they carry; `None` when they carry
+/// none where it belongs.
+fn checksum_matches(text: &str) -> Option<bool> {
+    let rest = text.strip_prefix(CHECKSUM_PREFIX)?;
+    let stored = rest.get(..NO_CHECKSUM.len())?;
+    let mut blank = String::with_capacity(text.len());
+    blank.push_str(CHECKSUM_PREFIX);
+    blank.push_str(NO_CHECKSUM);
+    blank.push_str(&rest[NO_CHECKSUM.len()..]);
+    Some(format!("{:08x}", crc32fast::hash(blank.as_bytes())) == stored)
+}
+
+/// CRC-32 of a file, hex, for [`Manifest::checksums`].
+pub fn file_crc32(path: &Path) -> Result<String, IndexError> {
+    let mut hasher = crc32fast::Hasher::new();
+    let mut f = std::fs::File::open(path).map_err(|e| IndexError::io(path, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| IndexError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(format!("{:08x}", hasher.finalize()))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -106,6 +146,10 @@ pub struct Counts {
     pub red_titles: u64,
     /// Distinct categories pages are in.
     pub categories: u64,
+    /// Pages left out of the title map because another page had the same title and a
+    /// newer revision (each one is in `warnings.jsonl`, kind `duplicate-title`).
+    #[serde(default)]
+    pub duplicate_titles: u64,
 }
 
 impl Manifest {
@@ -142,16 +186,47 @@ impl Manifest {
                 found: found.try_into().unwrap_or(u32::MAX),
             });
         }
+        match checksum_matches(&text) {
+            Some(true) => {}
+            Some(false) => return Err(corrupt("CRC-32 mismatch: the manifest was altered".into())),
+            None => return Err(corrupt("no checksum at its start".into())),
+        }
         serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+    }
+
+    /// Recomputes the checksum of every file listed in [`Manifest::checksums`].
+    pub fn verify_files(&self, dir: &Path) -> Result<(), IndexError> {
+        for (name, stored) in &self.checksums {
+            let path = dir.join(name);
+            let actual = file_crc32(&path)?;
+            if &actual != stored {
+                return Err(IndexError::DataCorruption {
+                    path,
+                    comment: format!("CRC-32 mismatch: stored {stored}, computed {actual}"),
+                });
+            }
+        }
+        Ok(())
     }
 
     pub fn write(&self, dir: &Path) -> Result<(), IndexError> {
         let path = dir.join(FILE);
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
+        let mut blank = self.clone();
+        blank.checksum = NO_CHECKSUM.to_string();
+        let mut text = serde_json::to_string_pretty(&blank).map_err(|e| IndexError::Encode {
             what: "manifest",
             message: e.to_string(),
         })?;
         text.push('\n');
+        let crc = format!("{:08x}", crc32fast::hash(text.as_bytes()));
+        let at = CHECKSUM_PREFIX.len();
+        if !text.starts_with(CHECKSUM_PREFIX) {
+            return Err(IndexError::Encode {
+                what: "manifest",
+                message: "the checksum is not the first field".into(),
+            });
+        }
+        text.replace_range(at..at + NO_CHECKSUM.len(), &crc);
         std::fs::write(&path, text).map_err(|e| IndexError::io(&path, e))?;
         std::fs::File::open(&path)
             .and_then(|f| f.sync_all())

@@ -31,7 +31,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// File names inside an index directory.
 pub mod files {
@@ -284,6 +284,13 @@ impl Index {
         self.pages.iter()
     }
 
+    /// Whether page number `n` (with record `rec`) lost its title to another page of
+    /// the dump with a newer revision (the build's duplicate-title choice): it stays in
+    /// the stores at its dump position, but no title leads to it and walks skip it.
+    pub fn is_shadowed(&self, n: u32, rec: &PageRecord) -> bool {
+        self.manifest.counts.duplicate_titles > 0 && self.find(rec.ns, &rec.dbkey) != Some(n)
+    }
+
     /// The page number of (namespace, DB key), if the page exists.
     pub fn find(&self, ns: i32, dbkey: &str) -> Option<u32> {
         self.titles.get(ns, dbkey).map(|v| v as u32)
@@ -491,6 +498,7 @@ impl Index {
 
     /// Recomputes the checksum of every file.
     pub fn verify(&self) -> Result<(), IndexError> {
+        self.manifest.verify_files(&self.dir)?;
         self.pages.verify()?;
         self.titles.verify()?;
         if let Some(p) = &self.parsed {

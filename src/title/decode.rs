@@ -165,13 +165,17 @@ pub fn ucfirst(s: &str) -> Cow<'_, str> {
 }
 
 /// `Language::ucfirst` as Wikimedia runs it: the first character is upper-cased unless
-/// its upper case is longer than one character (`ß` stays `ß`), the effect of
-/// Wikimedia's `$wgOverrideUcfirstCharacters`.
+/// its upper case is longer than one character (`ß` stays `ß`) or is Georgian Mtavruli
+/// (Mkhedruli `ა` stays `ა`: Georgian titles were never capitalized before Unicode 11
+/// gave the script capitals), the effect of Wikimedia's `$wgOverrideUcfirstCharacters`.
 pub fn ucfirst_keep_long(s: &str) -> Cow<'_, str> {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return Cow::Borrowed(s);
     };
+    if is_mkhedruli(first) {
+        return Cow::Borrowed(s);
+    }
     if first.is_ascii() {
         if first.is_ascii_lowercase() {
             let mut out = String::with_capacity(s.len());
@@ -192,6 +196,11 @@ pub fn ucfirst_keep_long(s: &str) -> Cow<'_, str> {
     out.push(u);
     out.push_str(chars.as_str());
     Cow::Owned(out)
+}
+
+/// Georgian Mkhedruli letters, whose Unicode upper case is Mtavruli (U+1C90…).
+fn is_mkhedruli(c: char) -> bool {
+    matches!(c, '\u{10D0}'..='\u{10FA}' | '\u{10FD}'..='\u{10FF}')
 }
 
 #[cfg(test)]
@@ -218,6 +227,9 @@ mod tests {
         assert_eq!(ucfirst("abc"), "Abc");
         assert_eq!(ucfirst_keep_long("ŉx"), "ŉx");
         assert_eq!(ucfirst("1x"), "1x");
+        // Georgian: PHP's mb_strtoupper gives Mtavruli, Wikimedia keeps Mkhedruli.
+        assert_eq!(ucfirst("თბილისი"), "Თბილისი");
+        assert_eq!(ucfirst_keep_long("თბილისი"), "თბილისი");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Every store in the index is keyed by the normalized title, so this module decides
 //! whether wikiwit agrees with MediaWiki about what a link or redirect points to.
 
+mod aliases;
 mod decode;
 mod interwiki;
 mod namespaces;
@@ -80,7 +81,13 @@ pub struct TitleCodec {
     namespaces: NamespaceTable,
     interwiki: InterwikiMap,
     profile: InterwikiProfile,
+    /// The content language upper-cases `i` to dotted `İ` (MediaWiki's `LanguageTr` and
+    /// the Turkic languages that share its `ucfirst`).
+    turkic: bool,
 }
+
+/// Content languages whose `ucfirst` maps `i` to `İ` (U+0130), as Turkish does.
+const TURKIC: &[&str] = &["tr", "az", "kaa", "crh", "tt", "ba"];
 
 /// Bytes `$wgLegalTitleChars` allows: printable ASCII except `#<>[]{}|` plus any
 /// non-ASCII byte.
@@ -99,10 +106,13 @@ impl TitleCodec {
     /// (`Auto` is resolved against the site's host).
     pub fn new(site: &SiteInfo, profile: InterwikiProfile) -> TitleCodec {
         let profile = profile.resolve(site.host());
+        let lang = aliases::content_language(&site.lang, &site.dbname);
+        let base = lang.split('-').next().unwrap_or("");
         TitleCodec {
             namespaces: NamespaceTable::new(site),
             interwiki: InterwikiMap::new(profile),
             profile,
+            turkic: TURKIC.contains(&base),
         }
     }
 
@@ -206,6 +216,9 @@ impl TitleCodec {
         if interwiki.is_none()
             && self.namespaces.is_capitalized(ns)
             && let std::borrow::Cow::Owned(up) = match self.profile {
+                _ if self.turkic && dbkey.starts_with('i') => {
+                    std::borrow::Cow::Owned(format!("İ{}", &dbkey[1..]))
+                }
                 InterwikiProfile::Wikimedia => ucfirst_keep_long(&dbkey),
                 _ => ucfirst(&dbkey),
             }

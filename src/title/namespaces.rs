@@ -69,6 +69,18 @@ impl NamespaceTable {
         for &(id, name) in CANONICAL.iter().chain(ALIASES) {
             lookup.insert(fold(name), id);
         }
+        // The content language's own aliases, which MediaWiki accepts on top of what
+        // the dump lists; a localized name below still wins a clash.
+        let project = site
+            .namespaces
+            .iter()
+            .find(|n| n.id == 4)
+            .map(|n| n.name.as_str())
+            .unwrap_or("Project");
+        let lang = super::aliases::content_language(&site.lang, &site.dbname);
+        for (id, alias) in super::aliases::for_language(&lang, project) {
+            lookup.insert(fold(&alias), id);
+        }
         for ns in &site.namespaces {
             let underscored = ns.name.replace(' ', "_");
             if !underscored.is_empty() {

@@ -1,0 +1,207 @@
+//! Damaged indexes: `info --verify` finds a flipped byte in any file, and the query
+//! commands refuse a damaged store with the file named.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::*;
+
+/// Every file under `dir`, relative, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Flips one bit of the byte in the middle of `path`; returns the original bytes.
+fn flip(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut damaged = bytes.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x10;
+    std::fs::write(path, damaged).unwrap();
+    bytes
+}
+
+#[test]
+fn verify_finds_a_flipped_byte_in_every_file() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    // A duplicate title, so that warnings.jsonl has a record to damage.
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let dump = tmp.path().join("rivers-dup.xml");
+    std::fs::write(
+        &dump,
+        xml.replacen("<title>Elbe</title>", "<title>Oder</title>", 1),
+    )
+    .unwrap();
+    build(&dump, &index, &[]);
+    ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+    let all = files(&index);
+    let mut checked = Vec::new();
+    for rel in &all {
+        let path = index.join(rel);
+        let name = rel.file_name().unwrap().to_string_lossy().into_owned();
+        // tantivy's lock files are empty and not part of the index's content.
+        if name.ends_with(".lock") {
+            continue;
+        }
+        assert!(
+            std::fs::metadata(&path).unwrap().len() > 0,
+            "{} is empty: nothing to flip",
+            rel.display()
+        );
+        let original = flip(&path);
+        let o = wikiwit()
+            .args(["info", "--verify", "--index"])
+            .arg(&index)
+            .output()
+            .unwrap();
+        std::fs::write(&path, original).unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", rel.display());
+        assert!(!err.contains("panicked"), "{}: {err}", rel.display());
+        assert!(
+            err.contains(&name),
+            "{}: the message does not name the file: {err}",
+            rel.display()
+        );
+        checked.push(rel.display().to_string());
+    }
+    assert!(checked.len() >= 15, "{checked:?}");
+    for want in ["manifest.json", "pages.rec", "warnings.jsonl", "titles.fst"] {
+        assert!(checked.iter().any(|c| c == want), "{want} not checked");
+    }
+    assert!(
+        checked.iter().any(|c| c.starts_with("text/")),
+        "{checked:?}"
+    );
+    ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+}
+
+/// A build that runs out of space (a file-size limit, `RLIMIT_FSIZE`, on the child): a
+/// clear error naming the file that could not be written, exit 2, the previous index
+/// intact and no temporary files left beside it.
+#[test]
+fn a_build_out_of_disk_space_fails_cleanly() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempdir();
+    let parent = tmp.path().join("indexes");
+    std::fs::create_dir(&parent).unwrap();
+    let index = parent.join("ix");
+    build(&rivers(), &index, &[]);
+    let before = export(&index, "pages");
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let parent_before = listing(&parent);
+    let mut cmd = wikiwit();
+    cmd.arg("build")
+        .arg(data("enwiki-2016-206pages.xml.bz2"))
+        .arg("--index")
+        .arg(&index)
+        .arg("-q");
+    // SAFETY: between fork and exec only async-signal-safe calls (signal, setrlimit).
+    unsafe {
+        cmd.pre_exec(|| {
+            // Writes past the limit fail with EFBIG instead of killing the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 256 << 10,
+                rlim_max: 256 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(
+        err.contains(".wikiwit-building-") || err.contains(&*index.to_string_lossy()),
+        "the message names no file: {err}"
+    );
+    assert_eq!(
+        export(&index, "pages"),
+        before,
+        "the previous index changed"
+    );
+    assert_eq!(listing(&parent), parent_before, "left behind");
+    ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+}
+
+/// A reader of an index while new builds publish over it sees the old or the new index,
+/// never a mix of the two.
+#[test]
+fn a_reader_during_publish_sees_the_old_or_the_new_index() {
+    let tmp = tempdir();
+    let xml = std::fs::read_to_string(rivers()).unwrap();
+    let other = tmp.path().join("rivers-b.xml");
+    std::fs::write(
+        &other,
+        xml.replacen("<title>Elbe</title>", "<title>Labe</title>", 1),
+    )
+    .unwrap();
+    let (a_ix, b_ix) = (tmp.path().join("a"), tmp.path().join("b"));
+    build(&rivers(), &a_ix, &["--no-text"]);
+    build(&other, &b_ix, &["--no-text"]);
+    let (a, b) = (export(&a_ix, "pages"), export(&b_ix, "pages"));
+    assert_ne!(a, b);
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &["--no-text"]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (mut seen_a, mut seen_b) = (0, 0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..6 {
+                let dump = if i % 2 == 0 { &other } else { &rivers() };
+                build(dump, &index, &["--no-text"]);
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let o = wikiwit()
+                .args(["export", "pages", "--index"])
+                .arg(&index)
+                .output()
+                .unwrap();
+            let out = stdout(&o);
+            if o.status.success() {
+                if out == a {
+                    seen_a += 1;
+                } else if out == b {
+                    seen_b += 1;
+                } else {
+                    panic!("a mix of two indexes:\n{out}");
+                }
+            } else {
+                assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+            }
+        }
+    });
+    assert!(seen_a + seen_b > 0);
+    assert_eq!(
+        export(&index, "pages"),
+        a,
+        "the last build was the first dump"
+    );
+}
