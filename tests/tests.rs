@@ -8,6 +8,7 @@ mod bad_input;
 mod cite;
 mod cli;
 mod expand;
+mod expand_mw;
 mod formats;
 mod frontier;
 mod hostile;
