@@ -448,7 +448,8 @@ impl<'s> Expander<'s> {
         self.codec
     }
 
-    pub(super) fn source(&self) -> &'s dyn TemplateSource {
+    /// Where the expander takes its templates and modules from.
+    pub fn source(&self) -> &'s dyn TemplateSource {
         self.source
     }
 

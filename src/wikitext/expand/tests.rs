@@ -319,10 +319,7 @@ fn number_and_text_functions() {
         ex("{{#tag:ref|Hi [[A]]|name=x|group=\"g\"}}"),
         "<ref name=\"x\" group=\"g\">Hi [[A]]</ref>"
     );
-    assert_eq!(
-        ex("{{#tag:blink|x|a=1}}"),
-        "<blink a=\"1\">x</blink>"
-    );
+    assert_eq!(ex("{{#tag:blink|x|a=1}}"), "<blink a=\"1\">x</blink>");
     assert_eq!(
         ex("{{#language:de}} {{#language:de|en}} {{#language:xx}}"),
         "Deutsch German xx"
