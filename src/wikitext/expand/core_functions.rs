@@ -593,7 +593,9 @@ mod tests {
             format_num("1234567.891", "ltg", &[]),
             "1\u{a0}234\u{a0}567,891"
         );
-        assert_eq!(format_num("-1234", "en", &[]), "-1,234");
+        // MediaWiki writes a minus sign (U+2212) in every language.
+        assert_eq!(format_num("-1234", "en", &[]), "\u{2212}1,234");
+        assert_eq!(format_num("1e10", "en", &[]), "10,000,000,000");
         assert_eq!(format_num("1,234.5", "en", &["R".into()]), "1234.5");
         assert_eq!(format_num("1234", "en", &["NOSEP".into()]), "1234");
         assert_eq!(parse_formatted_number("1\u{a0}234,5", "ltg"), 1234.5);
