@@ -100,3 +100,178 @@ fn hostile_pages_are_indexed_in_bounded_time_with_warnings() {
         .arg(&index));
     assert!(links.contains("Deep"), "{}", &links[..links.len().min(500)]);
 }
+
+/// A dump whose templates and modules attack the expander: each page must still be
+/// indexed, the attack bounded and recorded in `warnings.jsonl`.
+fn hostile_expansion_dump() -> String {
+    let mut x = String::from(
+        "<mediawiki xml:lang=\"en\"><siteinfo><sitename>H</sitename><dbname>hostilewiki</dbname>\
+         <base>https://hostile.example.org/wiki/Main</base><case>first-letter</case><namespaces>\
+         <namespace key=\"0\" case=\"first-letter\" /><namespace key=\"10\" case=\"first-letter\">Template</namespace>\
+         <namespace key=\"14\" case=\"first-letter\">Category</namespace>\
+         <namespace key=\"828\" case=\"first-letter\">Module</namespace></namespaces></siteinfo>\n",
+    );
+    let mut id = 0;
+    let mut add = |x: &mut String, ns: i32, title: &str, text: &str| {
+        id += 1;
+        let esc = text
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        writeln!(
+            x,
+            "<page><title>{title}</title><ns>{ns}</ns><id>{id}</id><revision><id>{id}</id>\
+             <timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model>\
+             <text xml:space=\"preserve\">{esc}</text></revision></page>"
+        )
+        .unwrap();
+    };
+    add(&mut x, 10, "Template:Self", "again {{Self}} [[After loop]]");
+    add(
+        &mut x,
+        0,
+        "Self-transcluding template",
+        "{{Self}} [[Own link]]",
+    );
+    add(&mut x, 10, "Template:Ping", "{{Pong}}");
+    add(&mut x, 10, "Template:Pong", "{{Ping}}");
+    add(
+        &mut x,
+        0,
+        "Mutually transcluding templates",
+        "{{Ping}} [[Own link]]",
+    );
+    // Each level calls the next twice: 2^40 calls unless something bounds it.
+    for i in 0..40 {
+        add(
+            &mut x,
+            10,
+            &format!("Template:Twice{i}"),
+            &format!(
+                "{{{{Twice{}|{{{{{{1|}}}}}}x}}}}{{{{Twice{}|y{{{{{{1|}}}}}}}}}}",
+                i + 1,
+                i + 1
+            ),
+        );
+    }
+    add(&mut x, 10, "Template:Twice40", "[[Leaf]]{{{1|}}}");
+    add(
+        &mut x,
+        0,
+        "Exponential expansion",
+        "{{Twice0|a}} [[Own link]]",
+    );
+    let mut deep = "{{#if:x|".repeat(20_000);
+    deep.push_str("[[Deepest]]");
+    deep.push_str(&"}}".repeat(20_000));
+    add(
+        &mut x,
+        0,
+        "Deep if nesting",
+        &format!("{deep} [[Own link]]"),
+    );
+    add(
+        &mut x,
+        828,
+        "Module:Hostile",
+        "local p = {}\n\
+         function p.loop() while true do end end\n\
+         function p.bomb() local t, s = {}, 'x' while true do s = s .. s t[#t + 1] = s end end\n\
+         function p.exec() return os.execute('touch /tmp/wikiwit-pwned') end\n\
+         function p.popen() return io.popen('id'):read('*a') end\n\
+         return p\n",
+    );
+    add(
+        &mut x,
+        0,
+        "Lua infinite loop",
+        "{{#invoke:Hostile|loop}} [[Own link]]",
+    );
+    add(
+        &mut x,
+        0,
+        "Lua memory bomb",
+        "{{#invoke:Hostile|bomb}} [[Own link]]",
+    );
+    add(
+        &mut x,
+        0,
+        "Lua os.execute",
+        "{{#invoke:Hostile|exec}}{{#invoke:Hostile|popen}} [[Own link]]",
+    );
+    x.push_str("</mediawiki>\n");
+    x
+}
+
+/// CPU seconds and peak resident megabytes of the finished child processes.
+fn children_usage() -> (f64, f64) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        secs(u.ru_utime) + secs(u.ru_stime),
+        u.ru_maxrss as f64 / 1024.0,
+    )
+}
+
+#[test]
+fn hostile_templates_and_modules_are_bounded_and_recorded() {
+    let tmp = tempdir();
+    let dump = tmp.path().join("hostile-expansion.xml");
+    std::fs::write(&dump, hostile_expansion_dump()).unwrap();
+    let index = tmp.path().join("ix");
+    let (cpu_before, _) = children_usage();
+    build(&dump, &index, &["--threads", "1"]);
+    let (cpu_after, peak_mb) = children_usage();
+    let warnings = std::fs::read_to_string(index.join("warnings.jsonl")).unwrap();
+    let of = |title: &str| -> Vec<String> {
+        warnings
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["title"] == title)
+            .map(|v| v["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    for (title, expect) in [
+        (
+            "Self-transcluding template",
+            &["template loop detected: Template:Self"][..],
+        ),
+        (
+            "Mutually transcluding templates",
+            &["template loop detected: Template:Ping"],
+        ),
+        ("Exponential expansion", &["limit"]),
+        // The expander's depth limit, or the preprocessor's nesting bound before it.
+        (
+            "Deep if nesting",
+            &["expansion depth limit", "nested deeper than"],
+        ),
+        (
+            "Lua infinite loop",
+            &["the time allocated for running scripts has expired"],
+        ),
+        ("Lua memory bomb", &["Lua memory limit reached"]),
+        ("Lua os.execute", &["attempt to index"]),
+    ] {
+        let w = of(title);
+        assert!(
+            w.iter().any(|m| expect.iter().any(|e| m.contains(e))),
+            "{title}: no warning with {expect:?} in {w:?}"
+        );
+        // The page itself is indexed with its own link.
+        let links = ok(wikiwit().args(["links", title, "--index"]).arg(&index));
+        assert!(
+            links.contains("Own_link") || links.contains("Own link"),
+            "{title}: {links}"
+        );
+    }
+    assert!(!std::path::Path::new("/tmp/wikiwit-pwned").exists());
+    // Generous bounds for the whole build of these seven pages (a debug build on a
+    // shared machine); the per-page limits are deterministic counts, not timers.
+    let cpu = cpu_after - cpu_before;
+    eprintln!("hostile expansion build: {cpu:.2} s CPU, peak {peak_mb:.0} MB");
+    assert!(cpu < 10.0, "{cpu:.2} s of CPU");
+    assert!(peak_mb < 1024.0, "{peak_mb:.0} MB");
+}

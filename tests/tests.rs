@@ -9,6 +9,7 @@ mod cite;
 mod cli;
 mod dumps;
 mod expand;
+mod expand_mw;
 mod faults;
 mod formats;
 mod frontier;

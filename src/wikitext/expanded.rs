@@ -73,12 +73,48 @@ pub fn analyze_expanded(
         analyze_with_values(text, (page_ns, page_dbkey), codec, lang, with_text, &value);
     let expansion = expander.expand_page(page_ns, page_dbkey, text);
     let expanded = analyze(&expansion.text, page_ns, page_dbkey, codec, lang);
+    drop_discarded_links(&mut structure, &expansion, &expanded, expander);
     merge(&mut structure, &expansion, expanded);
     Analysed {
         structure,
         text: plain,
         expansion: Some(expansion),
     }
+}
+
+/// Removes the links written in arguments of a template of the dump whose expansion
+/// does not use them (an infobox parameter it has no row for, an argument of a call
+/// MediaWiki drops): MediaWiki records none of them. Links inside calls of templates
+/// the dump lacks stay, for what `known.rs` makes of them.
+fn drop_discarded_links(
+    own: &mut PageStructure,
+    e: &Expansion,
+    expanded: &PageStructure,
+    expander: &Expander<'_>,
+) {
+    if !own.links.iter().any(|l| l.in_template) {
+        return;
+    }
+    let kept: FxHashSet<(i32, &str)> = expanded
+        .links
+        .iter()
+        .map(|l| (l.ns, l.dbkey.as_str()))
+        .chain(e.existence_links.iter().map(|(ns, k)| (*ns, k.as_str())))
+        .collect();
+    let source = expander.source();
+    let from_dump_call = |pos: u32| {
+        e.segments.iter().any(|s| {
+            s.call
+                && s.own.start <= pos
+                && pos < s.own.end
+                && s.template
+                    .as_ref()
+                    .is_some_and(|(ns, k)| source.exists(*ns, k))
+        })
+    };
+    own.links.retain(|l| {
+        !l.in_template || kept.contains(&(l.ns, l.dbkey.as_str())) || !from_dump_call(l.start)
+    });
 }
 
 /// Where a position of the expanded text comes from: the own-text byte (start or end of

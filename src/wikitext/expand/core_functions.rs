@@ -3,13 +3,14 @@
 //! `{{#tag:…}}`, `{{#language:…}}`, `{{int:…}}`, the page-name functions and
 //! `{{DEFAULTSORT:…}}`.
 
+use std::borrow::Cow;
+
 use super::expander::{FnCall, State};
 use super::php::{htmlspecialchars, php_trim, rawurlencode, urlencode, wf_urlencode};
 use super::plural;
 use super::variables::{page_value_of, page_var};
 use crate::title::{InterwikiProfile, NS_MAIN, decode_char_references, ucfirst, ucfirst_keep_long};
 use crate::wikitext::anchors;
-use crate::wikitext::preprocess::EXTENSION_TAGS;
 
 /// The result of core function `name`, `None` when no such function exists (the call is
 /// then a template).
@@ -234,6 +235,7 @@ fn anchor_encode(text: &str) -> String {
         }
     }
     plain.push_str(rest);
+    let plain = strip_quotes(&plain);
     let mut stripped = String::with_capacity(plain.len());
     let mut in_tag = false;
     for c in plain.chars() {
@@ -257,7 +259,56 @@ fn anchor_encode(text: &str) -> String {
             out = out.replace(c, entity);
         }
     }
+    // Sanitizer::escapeIdForLink: a `%XX` left in the id is escaped, not decoded.
+    let out = percent_escape(&out);
     out.replace("__", "&#95;_")
+}
+
+/// Bold and italic quote runs removed, as the parser's quote pass followed by tag
+/// stripping leaves them: runs of two, three and five apostrophes vanish, a run of four
+/// keeps one, longer runs keep the ones beyond five.
+fn strip_quotes(text: &str) -> Cow<'_, str> {
+    if !text.contains("''") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    let flush = |out: &mut String, run: usize| {
+        let keep = match run {
+            1 | 4 => 1,
+            n if n > 5 => n - 5,
+            _ => 0,
+        };
+        out.extend(std::iter::repeat_n('\'', keep));
+    };
+    for c in text.chars() {
+        if c == '\'' {
+            run += 1;
+            continue;
+        }
+        flush(&mut out, run);
+        run = 0;
+        out.push(c);
+    }
+    flush(&mut out, run);
+    Cow::Owned(out)
+}
+
+/// `%XX` → `%25XX`.
+fn percent_escape(id: &str) -> String {
+    let b = id.as_bytes();
+    let mut out = String::with_capacity(id.len());
+    for (i, c) in id.char_indices() {
+        out.push(c);
+        if c == '%'
+            && b.len() > i + 2
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit()
+        {
+            out.push_str("25");
+        }
+    }
+    out
 }
 
 /// Thousands and decimal separators of a language (`separatorTransformTable`).
@@ -273,50 +324,94 @@ fn separators(lang: &str) -> (&'static str, &'static str) {
 }
 
 /// `{{formatnum:…}}`: digit grouping in the content language; `R` reads a formatted
-/// number back, `NOSEP` leaves out the grouping.
+/// number back, `NOSEP` leaves out the grouping (and, as in MediaWiki, the decimal
+/// separator's translation). Each number inside the text is formatted on its own; a
+/// minus sign becomes U+2212 as MediaWiki writes it.
 fn format_num(text: &str, lang: &str, opts: &[String]) -> String {
     let (group, point) = separators(lang);
     if opts.iter().any(|o| o.eq_ignore_ascii_case("R")) {
         return text.replace(group, "").replace(point, ".");
     }
     let nosep = opts.iter().any(|o| o.eq_ignore_ascii_case("NOSEP"));
-    // Every number inside the text is formatted; other characters stay.
     let mut out = String::with_capacity(text.len() + 4);
-    let b = text.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            let int = &text[start..i];
+    while i < text.len() {
+        if let Some(len) = number_at(&text[i..]) {
+            let n = &text[i..i + len];
             if nosep {
-                out.push_str(int);
+                out.push_str(n);
             } else {
-                for (k, c) in int.chars().enumerate() {
-                    if k > 0 && (int.len() - k).is_multiple_of(3) {
-                        out.push_str(group);
-                    }
-                    out.push(c);
-                }
+                format_one(n, group, point, &mut out);
             }
-            if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
-                out.push_str(point);
-                i += 1;
-                let fs = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                out.push_str(&text[fs..i]);
-            }
+            i += len;
         } else {
             let c = text[i..].chars().next().unwrap_or(' ');
             out.push(c);
             i += c.len_utf8();
         }
     }
-    out
+    out.replace('-', "\u{2212}")
+}
+
+/// Length of the number MediaWiki's formatnum recognises at the start of `s`
+/// (`-?(\d+|(?=\.\d))(\.\d*)?([Ee][-+]?\d+)?`).
+fn number_at(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let int = digits(i);
+    if int == 0 && !(b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        return None;
+    }
+    i += int;
+    if b.get(i) == Some(&b'.') {
+        i += 1 + digits(i + 1);
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+        let exp = digits(i + 1 + sign);
+        if exp > 0 {
+            i += 1 + sign + exp;
+        }
+    }
+    Some(i)
+}
+
+/// One number grouped: digits as written, or, with an exponent, the value as ICU's
+/// decimal format writes it (at most three fraction digits).
+fn format_one(n: &str, group: &str, point: &str, out: &mut String) {
+    let owned;
+    let plain = if n.contains(['e', 'E']) {
+        let v: f64 = n.parse().unwrap_or(0.0);
+        owned = if v.fract() == 0.0 && v.abs() < 1e21 {
+            format!("{v:.0}")
+        } else {
+            let s = format!("{v:.3}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        owned.as_str()
+    } else {
+        n
+    };
+    let (sign, body) = match plain.strip_prefix('-') {
+        Some(b) => ("-", b),
+        None => ("", plain),
+    };
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    out.push_str(sign);
+    for (k, c) in int.chars().enumerate() {
+        if k > 0 && (int.len() - k).is_multiple_of(3) {
+            out.push_str(group);
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push_str(point);
+        out.push_str(f);
+    }
 }
 
 fn parse_formatted_number(text: &str, lang: &str) -> f64 {
@@ -399,13 +494,9 @@ fn int_message(fc: &FnCall<'_, '_>, st: &mut State) -> String {
 /// `{{#tag:name|content|attr=value}}`: the extension tag written out, its content
 /// expanded (the tag's own handling happens when the page is parsed).
 fn tag(fc: &FnCall<'_, '_>, st: &mut State) -> String {
+    // A name that is no extension tag is written out all the same, as an ordinary tag
+    // (MediaWiki 1.39's Parser::tagFunction).
     let name = fc.first.to_lowercase();
-    if !EXTENSION_TAGS.contains(&name.as_str()) {
-        return format!(
-            "<span class=\"error\">Unknown extension tag \"{}\"</span>",
-            htmlspecialchars(&name)
-        );
-    }
     let content = fc.part(1).map(|p| {
         let mut s = String::new();
         if let Some(n) = &p.name {
@@ -502,7 +593,9 @@ mod tests {
             format_num("1234567.891", "ltg", &[]),
             "1\u{a0}234\u{a0}567,891"
         );
-        assert_eq!(format_num("-1234", "en", &[]), "-1,234");
+        // MediaWiki writes a minus sign (U+2212) in every language.
+        assert_eq!(format_num("-1234", "en", &[]), "\u{2212}1,234");
+        assert_eq!(format_num("1e10", "en", &[]), "10,000,000,000");
         assert_eq!(format_num("1,234.5", "en", &["R".into()]), "1234.5");
         assert_eq!(format_num("1234", "en", &["NOSEP".into()]), "1234");
         assert_eq!(parse_formatted_number("1\u{a0}234,5", "ltg"), 1234.5);

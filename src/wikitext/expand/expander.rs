@@ -149,6 +149,8 @@ pub(super) struct State {
     segments: Vec<Segment>,
     /// While a root node expands: the first template it recorded (`Some(None)`: none yet).
     root_first: Option<Option<(i32, String)>>,
+    /// Scribunto error spans written so far: each gets the next `mw-scribunto-error-N` id.
+    pub script_error_spans: u32,
 }
 
 impl State {
@@ -170,6 +172,7 @@ impl State {
             warnings: Vec::new(),
             warned: Warned::default(),
             captures: Vec::new(),
+            script_error_spans: 0,
             exhausted: false,
             page_text: 0..0,
             root_out: 0,
@@ -445,7 +448,8 @@ impl<'s> Expander<'s> {
         self.codec
     }
 
-    pub(super) fn source(&self) -> &'s dyn TemplateSource {
+    /// Where the expander takes its templates and modules from.
+    pub fn source(&self) -> &'s dyn TemplateSource {
         self.source
     }
 

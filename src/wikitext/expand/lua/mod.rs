@@ -23,7 +23,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, VmState};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
 use rustc_hash::FxHashMap;
 
 use super::ExpandConfig;
@@ -136,6 +136,15 @@ impl PageLua {
             lua.create_function(move |_, ()| Ok(b.timed_out.get()))?,
         )?;
         iface.set("u", u)?;
+        iface.set(
+            "jsonDecode",
+            lua.create_function(|lua, s: mlua::LuaString| {
+                match serde_json::from_slice::<serde_json::Value>(&s.as_bytes()) {
+                    Ok(v) => Ok((json_to_lua(lua, &v)?, None)),
+                    Err(e) => Ok((Value::Nil, Some(e.to_string()))),
+                }
+            })?,
+        )?;
         let site = site_table(&lua, config, codec)?;
         lua.load(include_str!("prelude.lua"))
             .set_name("=mw")
@@ -172,6 +181,35 @@ impl PageLua {
     }
 }
 
+/// A decoded JSON value as `mw.text.jsonDecode` returns it: arrays become sequences
+/// from 1, objects tables, `null` nil.
+fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => Value::Nil,
+        J::Bool(b) => Value::Boolean(*b),
+        J::Number(n) => match n.as_i64() {
+            Some(i) if i.unsigned_abs() < 1 << 53 => Value::Number(i as f64),
+            _ => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => Value::String(lua.create_string(s)?),
+        J::Array(a) => {
+            let t = lua.create_table()?;
+            for (i, x) in a.iter().enumerate() {
+                t.raw_set(i + 1, json_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+        J::Object(o) => {
+            let t = lua.create_table()?;
+            for (k, x) in o {
+                t.raw_set(k.as_str(), json_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}
+
 /// The text of a Lua error without mlua's decorations.
 fn lua_message(e: &mlua::Error) -> String {
     match e {
@@ -182,10 +220,12 @@ fn lua_message(e: &mlua::Error) -> String {
     }
 }
 
-/// Scribunto's error span.
-fn script_error(message: &str) -> String {
+/// Scribunto's error span; its id numbers the page's script errors from 0.
+fn script_error(st: &mut State, message: &str) -> String {
+    let id = st.script_error_spans;
+    st.script_error_spans += 1;
     format!(
-        "<strong class=\"error\"><span class=\"scribunto-error\">{}</span></strong>",
+        "<strong class=\"error\"><span class=\"scribunto-error\" id=\"mw-scribunto-error-{id}\">{}</span></strong>",
         htmlspecialchars(message)
     )
 }
@@ -205,11 +245,15 @@ fn describe(raw: &str) -> String {
 
 /// `{{#invoke:Module|function|…}}`.
 pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
+    // Scribunto checks that a function is named before it looks at the module.
+    if fc.len() < 2 {
+        return script_error(st, "Script error: You must specify a function to call.");
+    }
     let module = fc.first.clone();
     let title = match fc.codec().parse(&module, NS_MODULE) {
         Ok(t) if t.ns == NS_MODULE && t.interwiki.is_none() && !t.dbkey.is_empty() => t,
         _ => {
-            return script_error(&format!("Script error: No such module \"{module}\"."));
+            return script_error(st, &format!("Script error: No such module \"{module}\"."));
         }
     };
     st.record_template(title.ns, &title.dbkey);
@@ -217,24 +261,24 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     st.record_invoke(&name);
     let function = fc.arg(st, 1);
     if function.is_empty() {
-        return script_error("Script error: You must specify a function to call.");
+        return script_error(st, "Script error: You must specify a function to call.");
     }
     let ex = fc.ex;
     let page = match ex.page_lua() {
         Ok(p) => p,
         Err(_) => {
             st.lua_unavailable(&name);
-            return script_error(&format!("Script error: Lua is not available ({name})."));
+            return script_error(st, &format!("Script error: Lua is not available ({name})."));
         }
     };
     let chunk = match page.module(ex, title.ns, &title.dbkey) {
         None => {
             st.script_error(&name, "no such module");
-            return script_error(&format!("Script error: No such module \"{module}\"."));
+            return script_error(st, &format!("Script error: No such module \"{module}\"."));
         }
         Some(Err(msg)) => {
             st.script_error(&name, &msg);
-            return script_error(&describe(&msg));
+            return script_error(st, &describe(&msg));
         }
         Some(Ok(f)) => f,
     };
@@ -243,7 +287,7 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     page.budget.used.set(st.lua_used());
     if page.budget.used.get() >= page.budget.limit.get() {
         st.lua_timeout(&name);
-        return script_error(&format!("Lua error: {TIMEOUT_MESSAGE}"));
+        return script_error(st, &format!("Lua error: {TIMEOUT_MESSAGE}"));
     }
     page.budget.timed_out.set(false);
     let result = host::run(
@@ -259,19 +303,19 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
         Ok(text) => text,
         Err(Failure::Script(msg)) => {
             st.script_error(&name, &msg);
-            script_error(&format!("Script error: {msg}"))
+            script_error(st, &format!("Script error: {msg}"))
         }
         Err(Failure::Lua(msg)) => {
             if page.budget.timed_out.get() || msg.contains(TIMEOUT_MESSAGE) {
                 st.lua_timeout(&name);
-                return script_error(&format!("Lua error: {TIMEOUT_MESSAGE}"));
+                return script_error(st, &format!("Lua error: {TIMEOUT_MESSAGE}"));
             }
             if msg.contains("not enough memory") {
                 st.lua_memory(&name);
-                return script_error("Lua error: not enough memory.");
+                return script_error(st, "Lua error: not enough memory.");
             }
             st.script_error(&name, &msg);
-            script_error(&describe(&msg))
+            script_error(st, &describe(&msg))
         }
     }
 }

@@ -579,6 +579,15 @@ text.unstrip = text.killMarkers
 text.unstripNoWiki = function(s)
 	return s
 end
+local jsonDecode = iface.jsonDecode
+function text.jsonDecode(s, flags)
+	checkType('mw.text.jsonDecode', 1, s, 'string')
+	local v, err = jsonDecode(s)
+	if err then
+		error('mw.text.jsonDecode: ' .. err, 2)
+	end
+	return v
+end
 function text.jsonEncode(v)
 	local function enc(x)
 		local t = type(x)
@@ -664,12 +673,13 @@ do
 				local css = {}
 				for _, st in ipairs(self.styles) do
 					if type(st) == 'string' then
-						css[#css + 1] = st .. ';'
+						css[#css + 1] = st
 					else
-						css[#css + 1] = st.name .. ':' .. st.val .. ';'
+						css[#css + 1] = st.name .. ':' .. st.val
 					end
 				end
-				buf[#buf + 1] = ' style="' .. esc(concat(css)) .. '"'
+				-- Joined, not terminated: Scribunto writes `a:1;b:2`.
+				buf[#buf + 1] = ' style="' .. esc(concat(css, ';')) .. '"'
 			end
 			if self.selfClosing then
 				buf[#buf + 1] = ' />'
@@ -823,7 +833,8 @@ do
 	end
 	function HtmlBuilder:cssText(css)
 		if css ~= nil then
-			css = tostring(css):gsub(';%s*$', '')
+			-- Kept as written, a trailing `;` too: styles are joined with `;`.
+			css = tostring(css)
 			if css ~= '' then
 				self.styles[#self.styles + 1] = css
 			end
