@@ -17,5 +17,6 @@ mod hostile;
 mod layers;
 mod locator;
 mod oracle;
+mod parquet;
 mod structure;
 mod text;

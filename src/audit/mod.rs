@@ -13,6 +13,7 @@ pub mod checks;
 pub mod contract;
 mod count;
 mod log;
+pub mod pieces;
 mod row_checks;
 pub mod rows;
 mod table_checks;
@@ -28,6 +29,7 @@ use sha2::Digest;
 pub use checks::{Category, Check, Severity};
 pub use contract::{Contract, ContractError};
 pub use count::{ItemCount, count_items, is_note_row};
+pub use row_checks::RowSummary;
 
 use crate::index::{Index, IndexError};
 use crate::locator::Resolver;
@@ -151,6 +153,64 @@ impl Ctx<'_> {
     }
 }
 
+/// A validated contract with what every check needs from it (severities, filters, the
+/// as-of date) and the audit's id: shared by [`audit`] and the audit in pieces
+/// ([`pieces`]).
+pub struct Prepared {
+    contract: Contract,
+    filters: Vec<contract::Filter>,
+    as_of: Option<values::Date>,
+    severities: [Severity; 13],
+    audit: String,
+}
+
+impl Prepared {
+    /// `name` says where the contract came from, for errors.
+    pub fn new(contract: Contract, name: &str, audit: String) -> Result<Prepared, ContractError> {
+        let mut severities = [Severity::Advisory; 13];
+        for c in checks::ALL {
+            severities[c.id() as usize] = contract
+                .severity
+                .get(&c.id().to_string())
+                .copied()
+                .unwrap_or(c.default_severity());
+        }
+        let filters = contract
+            .filters()
+            .map_err(|message| ContractError::Invalid {
+                path: name.to_string(),
+                message,
+            })?;
+        let as_of = contract
+            .scope
+            .as_of
+            .as_deref()
+            .and_then(values::parse_date_strict);
+        Ok(Prepared {
+            contract,
+            filters,
+            as_of,
+            severities,
+            audit,
+        })
+    }
+
+    pub fn contract(&self) -> &Contract {
+        &self.contract
+    }
+
+    pub(crate) fn ctx<'a>(&'a self, index: &'a Index) -> Ctx<'a> {
+        Ctx {
+            contract: &self.contract,
+            filters: self.filters.clone(),
+            resolver: Resolver::new(index),
+            as_of: self.as_of,
+            audit: self.audit.clone(),
+            severities: self.severities,
+        }
+    }
+}
+
 fn sha256_file(path: &Path) -> Result<String, AuditError> {
     let mut f = std::fs::File::open(path).map_err(|e| AuditError::Rows {
         path: path.to_path_buf(),
@@ -201,31 +261,13 @@ pub fn audit(
         format!("{contract_sha}\n{rows_sha}\n{index_id}\n").as_bytes(),
     ))[..16]
         .to_string();
-    let mut severities = [Severity::Advisory; 13];
-    for c in checks::ALL {
-        severities[c.id() as usize] = contract
-            .severity
-            .get(&c.id().to_string())
-            .copied()
-            .unwrap_or(c.default_severity());
-    }
-    let ctx = Ctx {
-        filters: contract
-            .filters()
-            .map_err(|message| ContractError::Invalid {
-                path: contract_path.display().to_string(),
-                message,
-            })?,
-        as_of: contract
-            .scope
-            .as_of
-            .as_deref()
-            .and_then(values::parse_date_strict),
-        contract: &contract,
-        resolver: Resolver::new(index),
-        audit: audit_id.clone(),
-        severities,
-    };
+    let prepared = Prepared::new(
+        contract,
+        &contract_path.display().to_string(),
+        audit_id.clone(),
+    )?;
+    let contract = &prepared.contract;
+    let ctx = prepared.ctx(index);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()

@@ -10,8 +10,9 @@ use super::{Ctx, Finding};
 use crate::index::IndexError;
 use crate::locator::{CellContent, Content, Locator, Resolution, Resolved};
 
-/// What a row leaves for the table-level checks.
-#[derive(Debug, Clone, Default)]
+/// What a row leaves for the table-level checks; serializable so that an audit in
+/// pieces can ship it to the stage that runs them ([`super::pieces`]).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RowSummary {
     pub number: usize,
     pub line: u64,

@@ -320,7 +320,8 @@ fn csv_fields(line: &[u8]) -> Result<Vec<String>, String> {
     }
 }
 
-fn parse_json_row(line: &[u8], number: usize, lineno: u64) -> RowItem {
+/// One JSON lines record (also the audit in pieces' rows, [`super::pieces`]).
+pub fn parse_json_row(line: &[u8], number: usize, lineno: u64) -> RowItem {
     let bad = |message: String| RowItem::Bad {
         number,
         line: lineno,

@@ -15,7 +15,10 @@ pub use category::{CategoryView, category};
 pub use expand::{ExpandView, WarningView, expand_page, expand_text};
 pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
-pub use tables::{RowView, TableView, infobox, table, table_row};
+pub use tables::{
+    FieldAnswer, FieldView, InfoboxView, RowView, TableView, infobox, infobox_field, infobox_views,
+    table, table_row,
+};
 
 use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
 use crate::wikitext::PageStructure;

@@ -136,3 +136,81 @@ pub fn infobox(
     let boxes = s.infoboxes.clone();
     Ok((page, boxes, s))
 }
+
+/// An infobox field with its link targets as titles (what `infobox --json` prints).
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldView {
+    pub name: String,
+    pub text: String,
+    pub raw: String,
+    pub links: Vec<String>,
+}
+
+/// One infobox of a page: its template (spaces, not underscores) and fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct InfoboxView {
+    pub page: String,
+    pub template: String,
+    pub fields: Vec<FieldView>,
+}
+
+/// One field of a page's infoboxes, found by name.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldAnswer {
+    pub page: String,
+    pub field: String,
+    pub text: String,
+    pub raw: String,
+    pub links: Vec<String>,
+}
+
+/// The page's infoboxes with link targets spelled out, for the CLI and the bindings.
+pub fn infobox_views(index: &Index, title: &str) -> Result<Vec<InfoboxView>, QueryError> {
+    let (p, boxes, s) = infobox(index, title)?;
+    let links = |ids: &[u32]| -> Vec<String> {
+        ids.iter()
+            .filter_map(|&i| s.links.get(i as usize))
+            .map(|l| index.codec().prefixed_text(l.ns, &l.dbkey))
+            .collect()
+    };
+    Ok(boxes
+        .iter()
+        .map(|b| InfoboxView {
+            page: p.title.clone(),
+            template: b.template.replace('_', " "),
+            fields: b
+                .fields
+                .iter()
+                .map(|f| FieldView {
+                    name: f.name.clone(),
+                    text: f.text.clone(),
+                    raw: f.raw.clone(),
+                    links: links(&f.links),
+                })
+                .collect(),
+        })
+        .collect())
+}
+
+/// The first field named `field` (case, spaces and underscores folded) of the page's
+/// infoboxes; `NotFound` when none has it.
+pub fn infobox_field(index: &Index, title: &str, field: &str) -> Result<FieldAnswer, QueryError> {
+    let boxes = infobox_views(index, title)?;
+    let fold = |s: &str| s.trim().to_lowercase().replace(' ', "_");
+    let want = fold(field);
+    let page = boxes.first().map(|b| b.page.clone()).unwrap_or_default();
+    boxes
+        .into_iter()
+        .flat_map(|b| b.fields)
+        .find(|x| fold(&x.name) == want)
+        .map(|f| FieldAnswer {
+            page: page.clone(),
+            field: f.name,
+            text: f.text,
+            raw: f.raw,
+            links: f.links,
+        })
+        .ok_or_else(|| {
+            QueryError::NotFound(format!("the infobox of {page:?} has no field {field:?}"))
+        })
+}
