@@ -18,43 +18,27 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
+    if let Some(f) = &args.field {
+        return query_cmds::run(
+            || wikiwit::query::infobox_field(&index, &args.title, f),
+            |out, f| {
+                if args.json {
+                    return super::print_json(out, &f);
+                }
+                writeln!(out, "{}", if args.raw { &f.raw } else { &f.text })?;
+                Ok(())
+            },
+        );
+    }
     query_cmds::run(
-        || {
-            let (p, boxes, s) = wikiwit::query::infobox(&index, &args.title)?;
-            if let Some(f) = &args.field {
-                let want = f.trim().to_lowercase().replace(' ', "_");
-                let field = boxes
-                    .iter()
-                    .flat_map(|b| b.fields.iter())
-                    .find(|x| x.name.to_lowercase().replace(' ', "_") == want)
-                    .cloned()
-                    .ok_or_else(|| {
-                        wikiwit::query::QueryError::NotFound(format!(
-                            "the infobox of {:?} has no field {f:?}",
-                            p.title
-                        ))
-                    })?;
-                return Ok((p, boxes, s, Some(field)));
-            }
-            Ok((p, boxes, s, None))
-        },
-        |out, (p, boxes, s, field)| {
+        || wikiwit::query::infobox(&index, &args.title),
+        |out, (p, boxes, s)| {
             let links = |ids: &[u32]| -> Vec<String> {
                 ids.iter()
                     .filter_map(|&i| s.links.get(i as usize))
                     .map(|l| index.codec().prefixed_text(l.ns, &l.dbkey))
                     .collect()
             };
-            if let Some(f) = field {
-                if args.json {
-                    return super::print_json(
-                        out,
-                        &serde_json::json!({"page": p.title, "field": f.name, "text": f.text, "raw": f.raw, "links": links(&f.links)}),
-                    );
-                }
-                writeln!(out, "{}", if args.raw { &f.raw } else { &f.text })?;
-                return Ok(());
-            }
             for b in &boxes {
                 if args.json {
                     let fields: Vec<serde_json::Value> = b

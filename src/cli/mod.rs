@@ -20,6 +20,7 @@ mod query_cmds;
 mod resolve;
 mod search;
 mod sections;
+mod serve;
 mod siblings;
 mod table;
 mod text;
@@ -80,6 +81,8 @@ enum Command {
     Audit(audit::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
+    /// Serve the index over HTTP: MediaWiki's Action API at /w/api.php, JSON at /v1/.
+    Serve(serve::Args),
 }
 
 /// How a command ended, short of an error.
@@ -139,6 +142,7 @@ pub fn main() -> ExitCode {
         Command::Locate(a) => locate::run(a),
         Command::Audit(a) => audit::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

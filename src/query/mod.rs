@@ -12,10 +12,10 @@ pub mod text;
 use serde::Serialize;
 
 pub use category::{CategoryView, category};
-pub use expand::{ExpandView, WarningView, expand_page, expand_text};
+pub use expand::{ExpandView, WarningView, expand_page, expand_text, page_wikitext};
 pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
-pub use tables::{RowView, TableView, infobox, table, table_row};
+pub use tables::{FieldView, RowView, TableView, infobox, infobox_field, table, table_row};
 
 use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
 use crate::wikitext::PageStructure;

@@ -136,3 +136,42 @@ pub fn infobox(
     let boxes = s.infoboxes.clone();
     Ok((page, boxes, s))
 }
+
+/// One infobox field: its plain text, its wikitext, and the link targets in it.
+#[derive(Debug, Serialize)]
+pub struct FieldView {
+    pub page: String,
+    pub field: String,
+    pub text: String,
+    pub raw: String,
+    pub links: Vec<String>,
+}
+
+/// Field `name` of the page's infoboxes, matched as editors write names: case and
+/// spaces versus underscores do not matter.
+pub fn infobox_field(index: &Index, title: &str, name: &str) -> Result<FieldView, QueryError> {
+    let (page, boxes, s) = infobox(index, title)?;
+    let want = name.trim().to_lowercase().replace(' ', "_");
+    let field = boxes
+        .iter()
+        .flat_map(|b| b.fields.iter())
+        .find(|x| x.name.to_lowercase().replace(' ', "_") == want)
+        .ok_or_else(|| {
+            QueryError::NotFound(format!(
+                "the infobox of {:?} has no field {name:?}",
+                page.title
+            ))
+        })?;
+    Ok(FieldView {
+        page: page.title.clone(),
+        field: field.name.clone(),
+        text: field.text.clone(),
+        raw: field.raw.clone(),
+        links: field
+            .links
+            .iter()
+            .filter_map(|&i| s.links.get(i as usize))
+            .map(|l| index.codec().prefixed_text(l.ns, &l.dbkey))
+            .collect(),
+    })
+}
