@@ -14,5 +14,6 @@ mod hostile;
 mod layers;
 mod locator;
 mod oracle;
+mod serve;
 mod structure;
 mod text;
