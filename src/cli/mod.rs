@@ -14,6 +14,7 @@ mod info;
 mod infobox;
 mod links;
 mod locate;
+mod mcp;
 mod page;
 mod progress;
 mod query_cmds;
@@ -83,6 +84,8 @@ enum Command {
     Demo(demo::Args),
     /// Serve the index over HTTP: MediaWiki's Action API at /w/api.php, JSON at /v1/.
     Serve(serve::Args),
+    /// Serve the index's tools to agents over the Model Context Protocol (stdio).
+    Mcp(mcp::Args),
 }
 
 /// How a command ended, short of an error.
@@ -143,6 +146,7 @@ pub fn main() -> ExitCode {
         Command::Audit(a) => audit::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Mcp(a) => mcp::run(a),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@
 //! plain HTTP error, never a crash.
 
 pub mod action;
+pub mod mcp;
 mod native;
 mod params;
 pub mod tools;
@@ -73,6 +74,8 @@ pub enum ServeError {
     Runtime(std::io::Error),
     #[error(transparent)]
     Index(#[from] IndexError),
+    #[error("MCP: {0}")]
+    Mcp(String),
 }
 
 /// What every handler reads: the index and the maps the Action API needs that the
