@@ -632,3 +632,164 @@ fn bad_input_gets_clear_http_errors_and_the_server_survives() {
     }
     alive(&server);
 }
+
+/// Runs the CLI with `--json` and reads its stdout whatever the exit code (1 is an
+/// answer too: "not found", blocking findings).
+fn cli_any(index: &Path, args: &[&str]) -> Value {
+    let o = util::wikiwit()
+        .args(args)
+        .arg("--index")
+        .arg(index)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let text = util::stdout(&o);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: {e}: {l}")))
+        .collect();
+    if lines.len() == 1 && !args.contains(&"search") {
+        lines.into_iter().next().unwrap()
+    } else {
+        Value::Array(lines)
+    }
+}
+
+#[test]
+fn mcp_python_client_calls_every_tool_and_agrees_with_the_cli() {
+    let Some(python) = util::python("serve::mcp_python_client_calls_every_tool") else {
+        return;
+    };
+    let index = crate::locator::rivers_index();
+    let dir = util::rivers();
+    let contract: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.with_file_name("transboundary-contract.json")).unwrap(),
+    )
+    .unwrap();
+    let rows_path = dir.with_file_name("transboundary-rows.jsonl");
+    let rows = std::fs::read_to_string(&rows_path).unwrap();
+    let list = "List of transboundary rivers";
+    let report =
+        "The Danube flows through ten countries.[1]\n\n[1]: https://en.wikipedia.org/wiki/Danube\n";
+    let calls = serde_json::json!([
+        ["resolve", {"title": "Danube"}],
+        ["search", {"query": "Danube length", "limit": 5}],
+        ["page_summary", {"title": "Danube"}],
+        ["section_text", {"title": list, "section": "Rivers"}],
+        ["table_row", {"title": list, "table": 1, "row": 0}],
+        ["infobox_field", {"title": "Danube", "field": "length"}],
+        ["locate", {"locator": "List of transboundary rivers#Rivers|table:1|row:0"}],
+        ["frontier", {"seed": list, "query": "length of the Nile", "table": 1}],
+        ["audit_rows", {"contract": contract, "rows": rows}],
+        ["check_citations", {"markdown": report}],
+        ["siblings", {"title": "Danube"}],
+        ["table_row", {"title": list, "table": 99}],
+    ]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_client.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_wikiwit"))
+        .arg(index)
+        .arg(calls.to_string())
+        .env_remove("WIKIWIT_INDEX")
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "mcp_client.py failed:\n{}",
+        util::stderr(&out)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["server"], "wikiwit");
+    let tools = got["tools"].as_object().unwrap();
+    assert_eq!(tools.len(), 11);
+    assert_eq!(
+        tools["table_row"]["required"],
+        serde_json::json!(["title", "table"]),
+        "input schemas come from the typed inputs"
+    );
+    let r: Vec<&Value> = got["results"].as_array().unwrap().iter().collect();
+    let ok = |i: usize| {
+        assert_eq!(r[i]["is_error"], false, "{}", r[i]);
+        r[i]["structured"].clone()
+    };
+    assert_eq!(ok(0), cli_json(index, &["resolve", "Danube"]));
+    assert_eq!(
+        ok(1)["result"],
+        cli_any(index, &["search", "Danube length", "--limit", "5"])
+    );
+    assert_eq!(ok(2), cli_json(index, &["page", "Danube"]));
+    assert_eq!(
+        ok(3),
+        cli_json(index, &["text", list, "--section", "Rivers"])
+    );
+    assert_eq!(ok(4), cli_json(index, &["table", list, "1", "--row", "0"]));
+    assert_eq!(ok(5), cli_json(index, &["infobox", "Danube", "length"]));
+    assert_eq!(
+        ok(6),
+        cli_any(
+            index,
+            &[
+                "locate",
+                "List of transboundary rivers#Rivers|table:1|row:0"
+            ]
+        )
+    );
+    let frontier = cli_any(
+        index,
+        &[
+            "frontier",
+            "--seed",
+            list,
+            "--query",
+            "length of the Nile",
+            "--table",
+            "1",
+        ],
+    );
+    assert_eq!(ok(7), frontier);
+    assert!(!frontier["pages"].as_array().unwrap().is_empty());
+    let log = util::tempdir();
+    let audit = cli_any(
+        index,
+        &[
+            "audit",
+            dir.with_file_name("transboundary-contract.json")
+                .to_str()
+                .unwrap(),
+            rows_path.to_str().unwrap(),
+            "--findings",
+            log.path().join("f.jsonl").to_str().unwrap(),
+        ],
+    );
+    let a = ok(8);
+    for k in [
+        "rows",
+        "findings",
+        "blocking",
+        "hygiene",
+        "advisory",
+        "by_check",
+        "rows_sha256",
+    ] {
+        assert_eq!(a[k], audit[k], "audit {k}");
+    }
+    assert_eq!(
+        a["findings_list"].as_array().unwrap().len() as u64,
+        audit["findings"].as_u64().unwrap()
+    );
+    assert!(audit["findings"].as_u64().unwrap() > 0);
+    let file = log.path().join("report.md");
+    std::fs::write(&file, report).unwrap();
+    let cite = cli_any(index, &["cite", "check", file.to_str().unwrap()]);
+    assert_eq!(ok(9)["citations"], cite["citations"]);
+    assert_eq!(ok(10), cli_json(index, &["siblings", "Danube"]));
+    // Not found: a tool error with the CLI's reason, not a protocol failure.
+    assert_eq!(r[11]["is_error"], true);
+    assert!(
+        r[11]["structured"]["error"]["info"]
+            .as_str()
+            .unwrap()
+            .contains("no table 99")
+    );
+}

@@ -47,17 +47,72 @@ macro_rules! spec {
 
 fn specs() -> Vec<Spec> {
     vec![
-        spec!("resolve", "What a title resolves to: normalized title, page, redirect chain, final target (as `wikiwit resolve --json`).", tools::TitleIn, tools::resolve),
-        spec!("search", "Full-text search (BM25 over sections) with the best-matching sentence of each hit (as `wikiwit search --json`, one object per hit).", tools::SearchIn, tools::search),
-        spec!("page_summary", "A page's summary: sections, infoboxes, tables, categories, link counts, redirects (as `wikiwit page --json`).", tools::TitleIn, tools::page),
-        spec!("section_text", "The plain text of a page or one section, sentence by sentence with byte offsets (as `wikiwit text --json`).", tools::SectionIn, tools::section_text),
-        spec!("table_row", "A table of a page (1-based), or one data row of it (0-based) with column labels and links (as `wikiwit table --json`).", tools::TableIn, tools::table),
-        spec!("infobox_field", "One infobox field's text, wikitext and links, or every infobox of the page (as `wikiwit infobox --json`).", tools::InfoboxIn, tools::infobox),
-        spec!("locate", "What a locator (page, #section, infobox:, table:/row:/col:, sentence:, quote:, or a Wikipedia URL) points at, or why it points nowhere (as `wikiwit locate --json`).", tools::LocateIn, tools::locate),
-        spec!("frontier", "The pages a question over a seed page needs, each with its provenance chain (as `wikiwit frontier --json`).", tools::FrontierIn, tools::frontier),
-        spec!("audit_rows", "Audit staged table rows against a contract: the summary and every finding (as `wikiwit audit --json`, with the findings).", tools::AuditIn, tools::audit),
-        spec!("check_citations", "Check every citation of a markdown report offline: existence, locator, support, quality (as `wikiwit cite check --json`).", tools::CiteIn, tools::cite_check),
-        spec!("siblings", "Pages listed next to a page in tables, lists or navigation templates (as `wikiwit siblings --json`).", tools::SiblingsIn, tools::siblings),
+        spec!(
+            "resolve",
+            "What a title resolves to: normalized title, page, redirect chain, final target (as `wikiwit resolve --json`).",
+            tools::TitleIn,
+            tools::resolve
+        ),
+        spec!(
+            "search",
+            "Full-text search (BM25 over sections) with the best-matching sentence of each hit (as `wikiwit search --json`, one object per hit).",
+            tools::SearchIn,
+            tools::search
+        ),
+        spec!(
+            "page_summary",
+            "A page's summary: sections, infoboxes, tables, categories, link counts, redirects (as `wikiwit page --json`).",
+            tools::TitleIn,
+            tools::page
+        ),
+        spec!(
+            "section_text",
+            "The plain text of a page or one section, sentence by sentence with byte offsets (as `wikiwit text --json`).",
+            tools::SectionIn,
+            tools::section_text
+        ),
+        spec!(
+            "table_row",
+            "A table of a page (1-based), or one data row of it (0-based) with column labels and links (as `wikiwit table --json`).",
+            tools::TableIn,
+            tools::table
+        ),
+        spec!(
+            "infobox_field",
+            "One infobox field's text, wikitext and links, or every infobox of the page (as `wikiwit infobox --json`).",
+            tools::InfoboxIn,
+            tools::infobox
+        ),
+        spec!(
+            "locate",
+            "What a locator (page, #section, infobox:, table:/row:/col:, sentence:, quote:, or a Wikipedia URL) points at, or why it points nowhere (as `wikiwit locate --json`).",
+            tools::LocateIn,
+            tools::locate
+        ),
+        spec!(
+            "frontier",
+            "The pages a question over a seed page needs, each with its provenance chain (as `wikiwit frontier --json`).",
+            tools::FrontierIn,
+            tools::frontier
+        ),
+        spec!(
+            "audit_rows",
+            "Audit staged table rows against a contract: the summary and every finding (as `wikiwit audit --json`, with the findings).",
+            tools::AuditIn,
+            tools::audit
+        ),
+        spec!(
+            "check_citations",
+            "Check every citation of a markdown report offline: existence, locator, support, quality (as `wikiwit cite check --json`).",
+            tools::CiteIn,
+            tools::cite_check
+        ),
+        spec!(
+            "siblings",
+            "Pages listed next to a page in tables, lists or navigation templates (as `wikiwit siblings --json`).",
+            tools::SiblingsIn,
+            tools::siblings
+        ),
     ]
 }
 
@@ -78,7 +133,11 @@ impl Mcp {
 
 /// Tool results are objects: an array answer is wrapped as `{"result": [...]}`.
 fn object(v: Value) -> Value {
-    if v.is_object() { v } else { json!({ "result": v }) }
+    if v.is_object() {
+        v
+    } else {
+        json!({ "result": v })
+    }
 }
 
 impl ServerHandler for Mcp {

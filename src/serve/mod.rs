@@ -47,6 +47,9 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Connections served at once; more wait to be accepted.
     pub max_connections: usize,
+    /// Threads answering from the index (default: twice the cores); requests beyond
+    /// them wait their turn.
+    pub workers: Option<usize>,
 }
 
 impl Default for Limits {
@@ -58,6 +61,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
             max_connections: 1024,
+            workers: None,
         }
     }
 }
@@ -145,8 +149,12 @@ pub fn run(
     addr: SocketAddr,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
+    // Index work runs on the blocking pool; bounding it bounds memory (each thread keeps
+    // its decoded-block caches and allocator arenas) under any number of connections.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(state.limits.workers.unwrap_or(2 * cores))
         .build()
         .map_err(ServeError::Runtime)?;
     runtime.block_on(async move {

@@ -38,8 +38,12 @@ impl From<crate::index::IndexError> for ToolError {
     }
 }
 
+/// The value as the CLI prints it: through its JSON text, so that an `f32` score reads
+/// back as the CLI's shortest form (`14.727776`), not as the wider `f64` it converts to.
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ToolError> {
-    serde_json::to_value(v).map_err(|e| ToolError::Internal(e.to_string()))
+    serde_json::to_string(v)
+        .and_then(|s| serde_json::from_str(&s))
+        .map_err(|e| ToolError::Internal(e.to_string()))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -268,7 +272,9 @@ pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
     let findings: Vec<Value> = std::fs::read_to_string(&log)
         .unwrap_or_default()
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        // The log also holds the audit's header and summary records; findings name a check.
+        .filter(|f| f.get("check").is_some())
         .collect();
     let mut v = to_value(&summary)?;
     if let Some(o) = v.as_object_mut() {
