@@ -49,7 +49,7 @@ impl ApiError {
 
     pub fn missing(param: &str) -> ApiError {
         ApiError::new(
-            &format!("missingparam"),
+            "missingparam",
             format!("The \"{param}\" parameter must be set."),
         )
     }

@@ -760,7 +760,7 @@ fn list(cx: &Ctx, name: &str, g: &str) -> Result<Listed, ApiError> {
                     index
                         .codec()
                         .parse(&index.display_title(&rec), 0)
-                        .map_err(|e| ApiError::internal(e))?
+                        .map_err(ApiError::internal)?
                 }
                 (None, None) => return Err(ApiError::missing(&key("title"))),
             };
@@ -841,9 +841,7 @@ fn list(cx: &Ctx, name: &str, g: &str) -> Result<Listed, ApiError> {
                 )
             };
             let limit = p.limit(&key("limit"), 10, if all { 500 } else { 100 })?;
-            let filter = p
-                .get(&key("filterredir"))
-                .unwrap_or(if all { "all" } else { "all" });
+            let filter = p.get(&key("filterredir")).unwrap_or("all");
             let offset = if all {
                 0
             } else {
