@@ -19,6 +19,7 @@ pub mod locator;
 pub mod query;
 pub mod redirect;
 pub mod resolve;
+pub mod serve;
 pub mod siteinfo;
 pub mod text;
 pub mod title;

@@ -34,9 +34,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("frontier", 3),
     ("eval", 3),
     ("cite", 3),
-    // 4: the binary (`src/main.rs`, `src/cli/`), which may name anything.
-    ("main", 4),
-    ("cli", 4),
+    // 4: the index served to clients (HTTP Action API, /v1/, MCP).
+    ("serve", 4),
+    // 5: the binary (`src/main.rs`, `src/cli/`), which may name anything.
+    ("main", 5),
+    ("cli", 5),
 ];
 
 fn layer(module: &str) -> Option<u8> {

@@ -18,5 +18,6 @@ mod layers;
 mod locator;
 mod oracle;
 mod parquet;
+mod serve;
 mod structure;
 mod text;

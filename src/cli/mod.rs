@@ -14,12 +14,14 @@ mod info;
 mod infobox;
 mod links;
 mod locate;
+mod mcp;
 mod page;
 mod progress;
 mod query_cmds;
 mod resolve;
 mod search;
 mod sections;
+mod serve;
 mod siblings;
 mod table;
 mod text;
@@ -80,6 +82,10 @@ enum Command {
     Audit(audit::Args),
     /// Build the embedded sample wiki into a temporary index and show what it knows.
     Demo(demo::Args),
+    /// Serve the index over HTTP: MediaWiki's Action API at /w/api.php, JSON at /v1/.
+    Serve(serve::Args),
+    /// Serve the index's tools to agents over the Model Context Protocol (stdio).
+    Mcp(mcp::Args),
 }
 
 /// How a command ended, short of an error.
@@ -139,6 +145,8 @@ pub fn main() -> ExitCode {
         Command::Locate(a) => locate::run(a),
         Command::Audit(a) => audit::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Mcp(a) => mcp::run(a),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -308,6 +308,24 @@ impl Index {
         }
     }
 
+    /// Pages of namespace `ns` in title order, from DB key `from` on (inclusive), whose
+    /// DB key starts with `prefix`: at most `limit` (DB key, page number) pairs.
+    pub fn titles_from(
+        &self,
+        ns: i32,
+        from: &str,
+        prefix: &str,
+        limit: usize,
+    ) -> Vec<(String, u32)> {
+        let start = titles::key(ns, from);
+        let prefix = titles::key(ns, prefix);
+        self.titles
+            .range_from(&start, &prefix, limit)
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k[4..]).into_owned(), v as u32))
+            .collect()
+    }
+
     /// Prefixed text (`Category:Rivers of Europe`) of page number `n`'s record.
     pub fn display_title(&self, rec: &PageRecord) -> String {
         self.codec.prefixed_text(rec.ns, &rec.dbkey)

@@ -372,6 +372,24 @@ impl TitleMap {
         out
     }
 
+    /// Keys from `start` on (inclusive) that start with `prefix`, in order, with their
+    /// values: a page through the map, as `list=allpages` walks it.
+    pub fn range_from(&self, start: &[u8], prefix: &[u8], limit: usize) -> Vec<(Vec<u8>, u64)> {
+        let start = start.max(prefix);
+        let mut out = Vec::new();
+        for i in self.shard_of(start)..self.shards.len() {
+            let map = self.shard(i);
+            let mut stream = map.range().ge(start).into_stream();
+            while let Some((k, v)) = stream.next() {
+                if !k.starts_with(prefix) || out.len() >= limit {
+                    return out;
+                }
+                out.push((k.to_vec(), v));
+            }
+        }
+        out
+    }
+
     pub fn verify(&self) -> Result<(), IndexError> {
         self.file.verify()
     }

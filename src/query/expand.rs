@@ -94,12 +94,23 @@ pub fn expand_text(
 pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError> {
     let page = find_page(index, title)?;
     let rec = &page.record;
-    let text = match index.sources()?.get(rec.ns, &rec.dbkey) {
-        Some(p) => p.text,
-        None => page_text_from_dump(index, rec.ns, &rec.dbkey, rec.id)?,
-    };
+    let text = page_wikitext(index, rec)?;
     let display = index.display_title(rec);
     expand_text(index, Some(&display), &text)
+}
+
+/// The wikitext of a page: from `sources.rec` for templates and modules, else from the
+/// dump the index was built from, read again (see [`expand_page`]).
+pub fn page_wikitext(index: &Index, rec: &crate::index::PageRecord) -> Result<String, QueryError> {
+    let stored = if index.manifest().build.expand {
+        index.sources()?.get(rec.ns, &rec.dbkey).map(|p| p.text)
+    } else {
+        None
+    };
+    match stored {
+        Some(t) => Ok(t),
+        None => page_text_from_dump(index, rec.ns, &rec.dbkey, rec.id),
+    }
 }
 
 /// Reads one page's wikitext from the index's dump (checked by size against the

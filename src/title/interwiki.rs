@@ -222,6 +222,17 @@ impl InterwikiMap {
         }
     }
 
+    /// Every prefix, sorted, each with whether it is a language edition.
+    pub fn prefixes(&self) -> Vec<(&str, bool)> {
+        let mut all: Vec<(&str, bool)> = self
+            .prefixes
+            .iter()
+            .map(|p| (p.as_str(), self.languages.contains(p)))
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
     /// Whether `prefix` (as written, spaces or underscores) is an interwiki prefix.
     pub fn contains(&self, prefix: &str) -> bool {
         self.prefixes.contains(

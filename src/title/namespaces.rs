@@ -120,6 +120,28 @@ impl NamespaceTable {
         case == CaseRule::FirstLetter
     }
 
+    /// The canonical (English) name of namespace `id`, with underscores.
+    pub fn canonical_of(&self, id: i32) -> Option<&'static str> {
+        CANONICAL.iter().find(|(i, _)| *i == id).map(|&(_, n)| n)
+    }
+
+    /// Other names that still lead to a namespace (canonical names where the wiki
+    /// localizes them, and `Image`), as `meta=siteinfo&siprop=namespacealiases` lists
+    /// them: (id, name with underscores).
+    pub fn aliases(&self) -> Vec<(i32, &'static str)> {
+        CANONICAL
+            .iter()
+            .chain(ALIASES)
+            .filter(|&&(id, name)| {
+                self.lookup.get(&fold(name)) == Some(&id)
+                    && self
+                        .name_of(id)
+                        .is_some_and(|local| fold(local) != fold(name))
+            })
+            .copied()
+            .collect()
+    }
+
     /// All namespace ids the wiki declares, in ascending order.
     pub fn ids(&self) -> Vec<i32> {
         let mut ids: Vec<i32> = self.names.keys().copied().collect();

@@ -1,0 +1,91 @@
+//! `/v1/`: wikiwit's own answers as JSON, for what the Action API has no word for.
+//! GET endpoints take query parameters, POST ones a JSON body; each answers with the
+//! JSON `wikiwit … --json` prints, or `{"error": {"code", "info"}}` with 404 (not in
+//! the index), 400 (bad request) or 500.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Query, State as Shared};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use super::State;
+use super::tools::{self, ToolError};
+use crate::index::Index;
+
+pub fn routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/resolve", get(|s, q| ask(s, q, tools::resolve)))
+        .route("/page", get(|s, q| ask(s, q, tools::page)))
+        .route("/search", get(|s, q| ask(s, q, tools::search)))
+        .route("/text", get(|s, q| ask(s, q, tools::section_text)))
+        .route("/table", get(|s, q| ask(s, q, tools::table)))
+        .route("/infobox", get(|s, q| ask(s, q, tools::infobox)))
+        .route("/siblings", get(|s, q| ask(s, q, tools::siblings)))
+        .route("/locate", get(|s, q| ask(s, q, tools::locate)))
+        .route("/frontier", post(|s, b| tell(s, b, tools::frontier)))
+        .route("/audit", post(|s, b| tell(s, b, tools::audit)))
+        .route("/cite/check", post(|s, b| tell(s, b, tools::cite_check)))
+}
+
+/// A GET endpoint: the query string is the tool's input.
+async fn ask<I, F>(
+    Shared(state): Shared<Arc<State>>,
+    q: Result<Query<I>, axum::extract::rejection::QueryRejection>,
+    f: F,
+) -> Response
+where
+    I: DeserializeOwned + Send + 'static,
+    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+{
+    match q {
+        Ok(Query(i)) => answer(state, i, f).await,
+        Err(e) => error(StatusCode::BAD_REQUEST, "badparams", &e.body_text()),
+    }
+}
+
+/// A POST endpoint: the JSON body is the tool's input.
+async fn tell<I, F>(
+    Shared(state): Shared<Arc<State>>,
+    body: Result<axum::Json<I>, axum::extract::rejection::JsonRejection>,
+    f: F,
+) -> Response
+where
+    I: DeserializeOwned + Send + 'static,
+    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+{
+    match body {
+        Ok(axum::Json(i)) => answer(state, i, f).await,
+        Err(e) => error(e.status(), "badbody", &e.body_text()),
+    }
+}
+
+async fn answer<I, F>(state: Arc<State>, input: I, f: F) -> Response
+where
+    I: Send + 'static,
+    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(move || f(&state.index, &input)).await {
+        Ok(Ok(v)) => axum::Json(v).into_response(),
+        Ok(Err(ToolError::NotFound(m))) => error(StatusCode::NOT_FOUND, "notfound", &m),
+        Ok(Err(ToolError::BadRequest(m))) => error(StatusCode::BAD_REQUEST, "badrequest", &m),
+        Ok(Err(ToolError::Internal(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", &m),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            &e.to_string(),
+        ),
+    }
+}
+
+fn error(status: StatusCode, code: &str, info: &str) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": {"code": code, "info": info}})),
+    )
+        .into_response()
+}

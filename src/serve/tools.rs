@@ -1,0 +1,287 @@
+//! The questions `/v1/` and the MCP server answer, each a typed input (with a JSON
+//! schema, for MCP clients) and the JSON the CLI prints with `--json` for the same
+//! question. Both front ends call these, so an agent, an HTTP client and the CLI agree.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::index::Index;
+
+/// Why a tool has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The thing asked for is not in the index (the CLI's exit code 1).
+    #[error("{0}")]
+    NotFound(String),
+    /// The request itself is wrong (a bad locator, an unknown operator, a bad contract).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The index or the server failed.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<crate::query::QueryError> for ToolError {
+    fn from(e: crate::query::QueryError) -> ToolError {
+        if e.is_not_found() {
+            ToolError::NotFound(e.to_string())
+        } else {
+            ToolError::Internal(e.to_string())
+        }
+    }
+}
+
+impl From<crate::index::IndexError> for ToolError {
+    fn from(e: crate::index::IndexError) -> ToolError {
+        ToolError::Internal(e.to_string())
+    }
+}
+
+/// The value as the CLI prints it: through its JSON text, so that an `f32` score reads
+/// back as the CLI's shortest form (`14.727776`), not as the wider `f64` it converts to.
+fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ToolError> {
+    serde_json::to_string(v)
+        .and_then(|s| serde_json::from_str(&s))
+        .map_err(|e| ToolError::Internal(e.to_string()))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TitleIn {
+    /// A page title as a reader writes it (redirects are followed).
+    pub title: String,
+}
+
+/// What a title resolves to: normalized form, page, redirect chain, final target.
+pub fn resolve(index: &Index, i: &TitleIn) -> Result<Value, ToolError> {
+    to_value(&crate::resolve::resolve(index, &i.title)?)
+}
+
+/// A page's summary: sections, infoboxes, tables, categories, link counts.
+pub fn page(index: &Index, i: &TitleIn) -> Result<Value, ToolError> {
+    to_value(&crate::query::summary(index, &i.title)?)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchIn {
+    /// Words to search for (BM25 over sections).
+    pub query: String,
+    /// At most this many hits (default 10, at most 100).
+    pub limit: Option<usize>,
+    /// Only this page (a title).
+    pub page: Option<String>,
+    /// Only this section anchor of `page` ("" for the lead).
+    pub section: Option<String>,
+}
+
+/// Full-text search with the best sentence of each hit.
+pub fn search(index: &Index, i: &SearchIn) -> Result<Value, ToolError> {
+    let scope = crate::query::text::Scope {
+        page: i.page.as_deref(),
+        section: i.section.as_deref(),
+    };
+    let limit = i.limit.unwrap_or(10).clamp(1, 100);
+    to_value(&crate::query::text::search(index, &i.query, scope, limit)?)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SectionIn {
+    pub title: String,
+    /// Section anchor or heading (`Geography`); absent: the whole page, sentence by sentence.
+    pub section: Option<String>,
+}
+
+/// The plain text of a page or one section, sentence by sentence.
+pub fn section_text(index: &Index, i: &SectionIn) -> Result<Value, ToolError> {
+    to_value(&crate::query::text::text(
+        index,
+        &i.title,
+        i.section.as_deref(),
+    )?)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TableIn {
+    pub title: String,
+    /// Table number on the page, from 1 in document order.
+    pub table: usize,
+    /// A data row (0-based, header rows not counted); absent: the whole table.
+    pub row: Option<usize>,
+}
+
+/// A table of a page, or one data row of it with its column labels.
+pub fn table(index: &Index, i: &TableIn) -> Result<Value, ToolError> {
+    match i.row {
+        Some(r) => to_value(&crate::query::table_row(index, &i.title, i.table, r)?),
+        None => to_value(&crate::query::table(index, &i.title, i.table)?),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InfoboxIn {
+    pub title: String,
+    /// A field name (`length`, `population total`); absent: every field of every infobox.
+    pub field: Option<String>,
+}
+
+/// An infobox field's text, wikitext and links, or all infoboxes of the page.
+pub fn infobox(index: &Index, i: &InfoboxIn) -> Result<Value, ToolError> {
+    if let Some(f) = &i.field {
+        return to_value(&crate::query::infobox_field(index, &i.title, f)?);
+    }
+    to_value(&crate::query::infobox_views(index, &i.title)?)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SiblingsIn {
+    pub title: String,
+    /// At most this many siblings (default 50).
+    pub limit: Option<usize>,
+}
+
+/// Pages listed next to a page (same table column, list or navigation template).
+pub fn siblings(index: &Index, i: &SiblingsIn) -> Result<Value, ToolError> {
+    to_value(&crate::lists::siblings(
+        index,
+        &i.title,
+        i.limit.unwrap_or(50),
+    )?)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LocateIn {
+    /// `Page#Section|table:1|row:3|col:Length`, `Page|infobox:length`, a Wikipedia URL, …
+    pub locator: String,
+}
+
+/// What a locator points at, or why it points nowhere (as `wikiwit locate --json`).
+pub fn locate(index: &Index, i: &LocateIn) -> Result<Value, ToolError> {
+    let loc = crate::locator::parse(&i.locator)
+        .map_err(|e| ToolError::BadRequest(format!("{:?}: {e}", i.locator)))?;
+    let res = crate::locator::resolve(index, &loc)?;
+    let mut v = to_value(&res)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("locator".into(), to_value(&loc)?);
+    }
+    Ok(v)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FrontierIn {
+    /// The page the question starts from.
+    pub seed: String,
+    /// The question.
+    pub query: String,
+    /// Only rows of this table of the seed (1-based).
+    pub table: Option<usize>,
+    /// Operators (outlinks, seed-table, seed-list, sibling-list, redirect, entity-page,
+    /// category, count); default: the CLI's.
+    pub ops: Option<Vec<String>>,
+    /// At most this many pages (default 10).
+    pub limit: Option<usize>,
+}
+
+/// The pages a question over the seed needs, each with its provenance.
+pub fn frontier(index: &Index, i: &FrontierIn) -> Result<Value, ToolError> {
+    use crate::frontier::{Op, PlanOptions, planner::ROW_RATIO};
+    let ops = match &i.ops {
+        None => Op::DEFAULT.to_vec(),
+        Some(v) if v.is_empty() => Op::DEFAULT.to_vec(),
+        Some(v) => v
+            .iter()
+            .map(|o| {
+                Op::parse(o.trim()).ok_or_else(|| {
+                    let names: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
+                    ToolError::BadRequest(format!(
+                        "unknown operator {o:?}; known: {}",
+                        names.join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let opts = PlanOptions {
+        seed: i.seed.clone(),
+        query: i.query.clone(),
+        table: i.table,
+        ops,
+        limit: i.limit.unwrap_or(10),
+        row_ratio: ROW_RATIO,
+        rules: crate::frontier::planner::Rules::default(),
+    };
+    match crate::frontier::plan(index, &opts) {
+        Ok(f) => to_value(&f),
+        Err(e) if e.is_not_found() => Err(ToolError::NotFound(e.to_string())),
+        Err(crate::frontier::FrontierError::BadRequest(m)) => Err(ToolError::BadRequest(m)),
+        Err(e) => Err(ToolError::Internal(e.to_string())),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AuditIn {
+    /// The contract (as `wikiwit audit` reads from its CONTRACT file).
+    pub contract: Value,
+    /// The staged rows: JSON lines, or CSV with a header line when `format` is `csv`.
+    pub rows: String,
+    /// `jsonl` (default) or `csv`.
+    pub format: Option<String>,
+}
+
+/// Audits staged rows against a contract; the summary and every finding.
+pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
+    let ext = match i.format.as_deref() {
+        None | Some("jsonl") => "jsonl",
+        Some("csv") => "csv",
+        Some(other) => {
+            return Err(ToolError::BadRequest(format!(
+                "rows format {other:?}: jsonl or csv"
+            )));
+        }
+    };
+    let dir = tempfile::tempdir().map_err(|e| ToolError::Internal(e.to_string()))?;
+    let contract = dir.path().join("contract.json");
+    let rows = dir.path().join(format!("rows.{ext}"));
+    let log = dir.path().join("findings.jsonl");
+    let write = |p: &std::path::Path, b: &[u8]| {
+        std::fs::write(p, b).map_err(|e| ToolError::Internal(e.to_string()))
+    };
+    write(
+        &contract,
+        &serde_json::to_vec(&i.contract).unwrap_or_default(),
+    )?;
+    write(&rows, i.rows.as_bytes())?;
+    let summary = crate::audit::audit(index, &contract, &rows, &log, &Default::default())
+        .map_err(|e| ToolError::BadRequest(e.to_string()))?;
+    let findings: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        // The log also holds the audit's header and summary records; findings name a check.
+        .filter(|f| f.get("check").is_some())
+        .collect();
+    let mut v = to_value(&summary)?;
+    if let Some(o) = v.as_object_mut() {
+        // The temporary log is gone when this returns; the findings are the answer.
+        o.remove("findings_log");
+        o.insert("findings_list".into(), Value::Array(findings));
+    }
+    Ok(v)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CiteIn {
+    /// A markdown report with citations (as `wikiwit cite check` reads it).
+    pub markdown: String,
+}
+
+/// Checks every citation of a report: existence, locator, support, quality.
+pub fn cite_check(index: &Index, i: &CiteIn) -> Result<Value, ToolError> {
+    let parsed = crate::cite::parse::parse_report(&i.markdown);
+    let checked = crate::cite::check::check_report(
+        index,
+        &i.markdown,
+        &parsed,
+        &crate::cite::check::CheckOptions::default(),
+    )?;
+    to_value(&checked)
+}
