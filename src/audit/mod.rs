@@ -13,6 +13,7 @@ pub mod checks;
 pub mod contract;
 mod count;
 mod log;
+pub mod numbers;
 mod row_checks;
 pub mod rows;
 mod table_checks;
@@ -128,6 +129,8 @@ pub(crate) struct Ctx<'a> {
     pub filters: Vec<contract::Filter>,
     pub resolver: Resolver<'a>,
     pub as_of: Option<values::Date>,
+    /// The wiki language's decimal mark, for figures in values and cells.
+    pub mark: numbers::DecimalMark,
     pub audit: String,
     severities: [Severity; 13],
 }
@@ -223,6 +226,7 @@ pub fn audit(
             .and_then(values::parse_date_strict),
         contract: &contract,
         resolver: Resolver::new(index),
+        mark: numbers::DecimalMark::for_lang(&index.manifest().site.lang),
         audit: audit_id.clone(),
         severities,
     };
