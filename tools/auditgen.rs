@@ -153,8 +153,7 @@ impl Out {
         page: &str,
         locator: &str,
         table_id: &str,
-        values: &[String],
-        numbers: &[(usize, String)],
+        (values, numbers): (&[String], &[(usize, String)]),
         origin: &str,
     ) -> Result<()> {
         let mut m = Map::new();
@@ -314,8 +313,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         page,
                         &tr.locator(r, None, as_url),
                         &table_id,
-                        vals,
-                        &[],
+                        (vals, &[]),
                         &origin,
                     )?;
                     // Correct respellings: separators dropped from a text value; one
@@ -328,7 +326,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         let mut v = vals.clone();
                         v[c] = without_separators(&vals[c]).unwrap_or_default();
                         let l = tr.locator(r, None, false);
-                        out.write("separator_variant", page, &l, &table_id, &v, &[], &origin)?;
+                        out.write("separator_variant", page, &l, &table_id, (&v, &[]), &origin)?;
                     }
                     let figures: Vec<(usize, String)> = (0..vals.len())
                         .filter_map(|c| Some((c, signed_or_currency(&vals[c], r + c)?)))
@@ -341,8 +339,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                             page,
                             &l,
                             &table_id,
-                            vals,
-                            &[f],
+                            (vals, &[f]),
                             &origin,
                         )?;
                     }
@@ -372,7 +369,14 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         }) {
                             let mut v = vals.clone();
                             v[c] = all[j][c].clone();
-                            out.write("other_row_value", page, &loc, &table_id, &v, &[], &origin)?;
+                            out.write(
+                                "other_row_value",
+                                page,
+                                &loc,
+                                &table_id,
+                                (&v, &[]),
+                                &origin,
+                            )?;
                         }
                     }
                     // 2. The right values, the wrong row number.
@@ -380,7 +384,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         differs(&all[j], &(0..vals.len()).collect::<Vec<_>>())
                     }) {
                         let l = tr.locator(data[j], None, false);
-                        out.write("wrong_row", page, &l, &table_id, vals, &[], &origin)?;
+                        out.write("wrong_row", page, &l, &table_id, (vals, &[]), &origin)?;
                     }
                     // 3. A section the page does not have (a heading of another page).
                     let bad = (0..8)
@@ -391,7 +395,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         });
                     if let Some(a) = bad {
                         let l = tr.locator(r, Some(&a), false);
-                        out.write("bad_section", page, &l, &table_id, vals, &[], &origin)?;
+                        out.write("bad_section", page, &l, &table_id, (vals, &[]), &origin)?;
                     }
                     // 4. A number changed.
                     let numeric: Vec<usize> = (0..vals.len())
@@ -401,7 +405,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         let c = numeric[rng.below(numeric.len())];
                         let mut v = vals.clone();
                         v[c] = change_number(&vals[c]).unwrap_or_default();
-                        out.write("changed_number", page, &loc, &table_id, &v, &[], &origin)?;
+                        out.write("changed_number", page, &loc, &table_id, (&v, &[]), &origin)?;
                     }
                     // 5. The key of another row.
                     if !vals[0].is_empty()
@@ -411,7 +415,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                     {
                         let mut v = vals.clone();
                         v[0] = all[j][0].clone();
-                        out.write("swapped_key", page, &loc, &table_id, &v, &[], &origin)?;
+                        out.write("swapped_key", page, &loc, &table_id, (&v, &[]), &origin)?;
                     }
                 }
             }

@@ -24,13 +24,16 @@ fn fence(line: &str) -> Option<(u8, usize, &str)> {
     (n >= 3).then(|| (c, n, &rest[n..]))
 }
 
+/// A fenced block not closed yet: its fence character and length, and the first line
+/// inside it that is a fence followed by text (the byte offset of the space after its
+/// fence, its line number, the line).
+type OpenFence = (u8, usize, Option<(usize, usize, String)>);
+
 /// The report with wrongly closed fences repaired, and one warning per repair.
 pub fn repair(src: &str) -> (Cow<'_, str>, Vec<String>) {
     let mut patched: Option<Vec<u8>> = None;
     let mut warnings = Vec::new();
-    // (fence char, length, first line "```` ``` text````" seen inside: byte offset of the
-    // space after its fence, line number, the line).
-    let mut open: Option<(u8, usize, Option<(usize, usize, String)>)> = None;
+    let mut open: Option<OpenFence> = None;
     let mut pos = 0;
     let mut line_no = 0;
     let text = src;
@@ -43,11 +46,9 @@ pub fn repair(src: &str) -> (Cow<'_, str>, Vec<String>) {
         line_no += 1;
         let f = fence(line);
         match (&mut open, f) {
-            (None, Some((c, n, info))) => {
-                // A backtick fence's info string cannot hold a backtick.
-                if !(c == b'`' && info.contains('`')) {
-                    open = Some((c, n, None));
-                }
+            // A backtick fence's info string cannot hold a backtick.
+            (None, Some((c, n, info))) if !(c == b'`' && info.contains('`')) => {
+                open = Some((c, n, None));
             }
             (Some((oc, on, cand)), Some((c, n, after))) if c == *oc && n >= *on => {
                 if after.trim().is_empty() {
