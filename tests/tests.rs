@@ -4,6 +4,7 @@
 mod util;
 
 mod audit;
+mod audit_values;
 mod bad_input;
 mod cite;
 mod cli;

@@ -3,9 +3,12 @@
 //! `generate` turns every data row of every table into a staged row with a correct
 //! table-cell locator, plus labelled faulty variants of the same row — a value taken from
 //! another row, a wrong row number, a section that does not exist, a changed number, a
-//! key from another row — and writes a generic contract (`c0…cK` text columns mapped to
-//! grid columns), the rows (JSONL) and the labels (TSV, kept apart from the rows so the
-//! auditor cannot see them). `score` reads the labels and the findings log and prints
+//! key from another row — and two correct respellings: figures in a text value written
+//! without their digit-group separators (`6024 km (3743 mi)` for `6,024 km (3,743 mi)`),
+//! and a cell's one figure staged in a number column with a sign, currency or scale word
+//! (`+12`, `US$ 2540000`, `2.54 million`). It writes a generic contract (`c0…cK` text
+//! columns and `n0…nK` optional number columns mapped to grid columns), the rows (JSONL)
+//! and the labels (TSV, kept apart from the rows so the auditor cannot see them). `score` reads the labels and the findings log and prints
 //! the confusion table: for each kind of row, how many the row-evidence check flagged.
 //!
 //! ```sh
@@ -20,14 +23,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
+use wikiwit::audit::numbers::DecimalMark;
 use wikiwit::index::Index;
 use wikiwit::wikitext::{PageStructure, Table};
 
 /// Columns written per row (wider tables are cut: the rest is simply not staged).
 const MAX_COLS: usize = 12;
 
-const KINDS: [&str; 6] = [
+const KINDS: [&str; 8] = [
     "correct",
+    "separator_variant",
+    "sign_currency_variant",
     "other_row_value",
     "wrong_row",
     "bad_section",
@@ -104,6 +110,35 @@ fn change_number(v: &str) -> Option<String> {
     (nv != val).then_some(changed)
 }
 
+/// A text value with every figure's digit-group separators dropped, when it has any.
+fn without_separators(v: &str) -> Option<String> {
+    let folded = wikiwit::audit::numbers::fold_figures(v, DecimalMark::Point);
+    (folded != v && folded.chars().filter(char::is_ascii_digit).count() >= 4).then_some(folded)
+}
+
+/// The cell's one figure respelled for a number column: with its currency as an ISO code,
+/// a scale word for millions, a `+` sign otherwise; `None` unless the cell states one
+/// figure with no unit word.
+fn signed_or_currency(cell: &str, pick: usize) -> Option<String> {
+    use wikiwit::audit::numbers::{CellNumbers, cell_numbers};
+    let CellNumbers::One(a, None) = cell_numbers(cell, DecimalMark::Point) else {
+        return None;
+    };
+    if a.unit.is_some() || a.value < 0.0 || a.tolerance > 0.5 {
+        return None;
+    }
+    let plain = format!("{}", a.value);
+    let pct = if a.percent { " %" } else { "" };
+    Some(match (a.currency, pick % 2) {
+        (Some("$"), _) => format!("$ {plain}{pct}"),
+        (Some(code), _) => format!("{code} {plain}{pct}"),
+        (None, 0) if a.value >= 1e6 && a.value % 1e4 == 0.0 => {
+            format!("{} million", a.value / 1e6)
+        }
+        (None, _) => format!("+{plain}{pct}"),
+    })
+}
+
 struct Out {
     rows: BufWriter<std::fs::File>,
     labels: BufWriter<std::fs::File>,
@@ -118,7 +153,7 @@ impl Out {
         page: &str,
         locator: &str,
         table_id: &str,
-        values: &[String],
+        (values, numbers): (&[String], &[(usize, String)]),
         origin: &str,
     ) -> Result<()> {
         let mut m = Map::new();
@@ -129,6 +164,9 @@ impl Out {
             if !v.is_empty() {
                 m.insert(format!("c{i}"), json!(v));
             }
+        }
+        for (i, v) in numbers {
+            m.insert(format!("n{i}"), json!(v));
         }
         serde_json::to_writer(&mut self.rows, &Value::Object(m))?;
         self.rows.write_all(b"\n")?;
@@ -224,6 +262,12 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
             "optional": i > 0}),
         );
     }
+    for i in 0..width {
+        columns.push(
+            json!({"name": format!("n{i}"), "type": "number", "source_col": i,
+            "optional": true}),
+        );
+    }
     let sources: Vec<Value> = pages
         .iter()
         .map(|(p, _, _)| json!({"page": p, "role": "list", "operator": "auditgen"}))
@@ -269,9 +313,36 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         page,
                         &tr.locator(r, None, as_url),
                         &table_id,
-                        vals,
+                        (vals, &[]),
                         &origin,
                     )?;
+                    // Correct respellings: separators dropped from a text value; one
+                    // figure with a sign, currency or scale word in a number column.
+                    let grouped: Vec<usize> = (0..vals.len())
+                        .filter(|&c| without_separators(&vals[c]).is_some())
+                        .collect();
+                    if !grouped.is_empty() {
+                        let c = grouped[rng.below(grouped.len())];
+                        let mut v = vals.clone();
+                        v[c] = without_separators(&vals[c]).unwrap_or_default();
+                        let l = tr.locator(r, None, false);
+                        out.write("separator_variant", page, &l, &table_id, (&v, &[]), &origin)?;
+                    }
+                    let figures: Vec<(usize, String)> = (0..vals.len())
+                        .filter_map(|c| Some((c, signed_or_currency(&vals[c], r + c)?)))
+                        .collect();
+                    if !figures.is_empty() {
+                        let f = figures[rng.below(figures.len())].clone();
+                        let l = tr.locator(r, None, false);
+                        out.write(
+                            "sign_currency_variant",
+                            page,
+                            &l,
+                            &table_id,
+                            (vals, &[f]),
+                            &origin,
+                        )?;
+                    }
                     let differs = |o: &[String], cols: &[usize]| {
                         cols.iter().any(|&c| {
                             let (a, b) = (vals.get(c), o.get(c));
@@ -298,7 +369,14 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         }) {
                             let mut v = vals.clone();
                             v[c] = all[j][c].clone();
-                            out.write("other_row_value", page, &loc, &table_id, &v, &origin)?;
+                            out.write(
+                                "other_row_value",
+                                page,
+                                &loc,
+                                &table_id,
+                                (&v, &[]),
+                                &origin,
+                            )?;
                         }
                     }
                     // 2. The right values, the wrong row number.
@@ -306,7 +384,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         differs(&all[j], &(0..vals.len()).collect::<Vec<_>>())
                     }) {
                         let l = tr.locator(data[j], None, false);
-                        out.write("wrong_row", page, &l, &table_id, vals, &origin)?;
+                        out.write("wrong_row", page, &l, &table_id, (vals, &[]), &origin)?;
                     }
                     // 3. A section the page does not have (a heading of another page).
                     let bad = (0..8)
@@ -317,7 +395,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         });
                     if let Some(a) = bad {
                         let l = tr.locator(r, Some(&a), false);
-                        out.write("bad_section", page, &l, &table_id, vals, &origin)?;
+                        out.write("bad_section", page, &l, &table_id, (vals, &[]), &origin)?;
                     }
                     // 4. A number changed.
                     let numeric: Vec<usize> = (0..vals.len())
@@ -327,7 +405,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                         let c = numeric[rng.below(numeric.len())];
                         let mut v = vals.clone();
                         v[c] = change_number(&vals[c]).unwrap_or_default();
-                        out.write("changed_number", page, &loc, &table_id, &v, &origin)?;
+                        out.write("changed_number", page, &loc, &table_id, (&v, &[]), &origin)?;
                     }
                     // 5. The key of another row.
                     if !vals[0].is_empty()
@@ -337,7 +415,7 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                     {
                         let mut v = vals.clone();
                         v[0] = all[j][0].clone();
-                        out.write("swapped_key", page, &loc, &table_id, &v, &origin)?;
+                        out.write("swapped_key", page, &loc, &table_id, (&v, &[]), &origin)?;
                     }
                 }
             }
@@ -400,7 +478,8 @@ fn score(labels: &Path, findings: &Path) -> Result<()> {
         let Some([n, hit, other]) = table.get(k) else {
             continue;
         };
-        let (rate, what) = if k == "correct" {
+        // Respellings of correct rows must pass like them.
+        let (rate, what) = if k == "correct" || k.ends_with("_variant") {
             ((n - hit) as f64 / *n as f64, "pass")
         } else {
             (*hit as f64 / *n as f64, "caught")

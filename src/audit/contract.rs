@@ -82,16 +82,18 @@ pub enum SourceCol {
 }
 
 impl SourceCol {
-    /// The column's position among a row's column `labels`: the index itself, or the
-    /// first label equal to the header once both are folded ([`values::fold`]).
-    pub fn position<'l>(&self, labels: impl IntoIterator<Item = Option<&'l str>>) -> Option<usize> {
+    /// The column's position among a row's column `labels`: the index itself, or the one
+    /// column the header label names ([`crate::locator::find_column`]: a label naming
+    /// several columns, or only a prefix of one, names none and says which it could be).
+    pub fn position<'l>(
+        &self,
+        labels: impl IntoIterator<Item = Option<&'l str>>,
+    ) -> Result<usize, crate::locator::ColumnMiss> {
         match self {
-            SourceCol::Index(i) => Some(*i),
+            SourceCol::Index(i) => Ok(*i),
             SourceCol::Header(h) => {
-                let want = values::fold(h);
-                labels
-                    .into_iter()
-                    .position(|l| l.is_some_and(|l| values::fold(l) == want))
+                let labels: Vec<Option<&str>> = labels.into_iter().collect();
+                crate::locator::find_column(&labels, h)
             }
         }
     }

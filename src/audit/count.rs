@@ -51,7 +51,7 @@ pub fn count_items(
         let h = t.header_rows();
         let cols = t.columns as usize;
         let kc = key_col
-            .and_then(|sc| sc.position(labels.iter().map(|l| l.as_deref())))
+            .and_then(|sc| sc.position(labels.iter().map(|l| l.as_deref())).ok())
             .unwrap_or(0);
         let mut items = Vec::new();
         for ri in h..t.rows.len() {

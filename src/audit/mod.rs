@@ -13,6 +13,7 @@ pub mod checks;
 pub mod contract;
 mod count;
 mod log;
+pub mod numbers;
 pub mod pieces;
 mod row_checks;
 pub mod rows;
@@ -130,6 +131,8 @@ pub(crate) struct Ctx<'a> {
     pub filters: Vec<contract::Filter>,
     pub resolver: Resolver<'a>,
     pub as_of: Option<values::Date>,
+    /// The wiki language's decimal mark, for figures in values and cells.
+    pub mark: numbers::DecimalMark,
     pub audit: String,
     severities: [Severity; 13],
 }
@@ -207,6 +210,7 @@ impl Prepared {
             as_of: self.as_of,
             audit: self.audit.clone(),
             severities: self.severities,
+            mark: numbers::DecimalMark::for_lang(&index.manifest().site.lang),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::checks::{Check, Severity};
 use super::contract::{ColumnSpec, ColumnType, SourceCol};
+use super::numbers::DecimalMark;
 use super::rows::{Format, RowItem, StagedRow, Value};
 use super::values::{self, Evidence};
 use super::{Ctx, Finding};
@@ -195,7 +196,7 @@ impl RowCheck<'_, '_> {
                 }
                 Some(v) if v.is_empty() => {}
                 Some(v) => {
-                    if let Some(why) = type_error(c, v) {
+                    if let Some(why) = type_error(c, v, self.ctx.mark) {
                         self.add(Check::Schema, why);
                     }
                 }
@@ -228,7 +229,7 @@ impl RowCheck<'_, '_> {
             let why = match (c.kind, v) {
                 (_, Value::Null) => None,
                 (ColumnType::Number, Value::Text(t)) => (!t.trim().is_empty()
-                    && values::parse_number_unit(t).is_some()
+                    && values::parse_number_unit_in(t, self.ctx.mark).is_some()
                     && !values::is_canonical_number(t, c.unit.as_deref()))
                 .then(|| {
                     format!(
@@ -506,12 +507,24 @@ impl RowCheck<'_, '_> {
                     continue;
                 }
             };
-            let ok = candidates
+            let spelling = values::Spelling {
+                separator: c.separator(),
+                mark: ctx.mark,
+            };
+            let verdicts: Vec<values::Verdict> = candidates
                 .iter()
-                .any(|e| values::supports(c.kind, &value, c.separator(), e, &resolve_name));
-            if !ok {
-                let shown = match candidates.as_slice() {
-                    [one] if one.cell => format!(" (the cell says {:?})", one.text),
+                .map(|e| values::supports(c.kind, &value, &spelling, e, &resolve_name))
+                .collect();
+            if !verdicts.iter().any(|v| v.stated) {
+                let shown = match (candidates.as_slice(), verdicts.as_slice()) {
+                    ([one], [v]) if one.cell => format!(
+                        " (the cell says {:?}{})",
+                        one.text,
+                        v.rule
+                            .refusal()
+                            .map(|r| format!(": {r}"))
+                            .unwrap_or_default()
+                    ),
                     _ => String::new(),
                 };
                 let what = format!("{} = {value:?}{shown}", c.name);
@@ -693,17 +706,20 @@ fn evidence_for<'c>(c: &ColumnSpec, content: &'c Content) -> Result<Vec<Evidence
         links: &x.link_pages,
         cell: true,
     };
-    let pick = |cells: &'c [CellContent], sc: &SourceCol| -> Option<&'c CellContent> {
-        sc.position(cells.iter().map(|x| x.label.as_deref()))
-            .and_then(|i| cells.get(i))
+    let pick = |cells: &'c [CellContent], sc: &SourceCol| -> Result<&'c CellContent, String> {
+        let p = sc.position(cells.iter().map(|x| x.label.as_deref()));
+        match p {
+            Ok(i) if i < cells.len() => Ok(&cells[i]),
+            other => Err(other.err().map(|m| m.describe()).unwrap_or_default()),
+        }
     };
     Ok(match content {
         Content::Row { cells, .. } => match &c.source_col {
             Some(sc) => match pick(cells, sc) {
-                Some(x) => vec![cell_ev(x)],
-                None => {
+                Ok(x) => vec![cell_ev(x)],
+                Err(why) => {
                     return Err(format!(
-                        "{}: the located table has no column {}",
+                        "{}: the located table has no column {}{why}",
                         c.name,
                         match sc {
                             SourceCol::Index(i) => i.to_string(),
@@ -716,9 +732,9 @@ fn evidence_for<'c>(c: &ColumnSpec, content: &'c Content) -> Result<Vec<Evidence
         },
         Content::Cell {
             cell, row_cells, ..
-        } => match c.source_col.as_ref().and_then(|sc| pick(row_cells, sc)) {
-            Some(x) => vec![cell_ev(x)],
-            None => vec![cell_ev(cell)],
+        } => match c.source_col.as_ref().map(|sc| pick(row_cells, sc)) {
+            Some(Ok(x)) => vec![cell_ev(x)],
+            _ => vec![cell_ev(cell)],
         },
         Content::Field { value, .. } => vec![Evidence {
             text: value,
@@ -734,16 +750,17 @@ fn evidence_for<'c>(c: &ColumnSpec, content: &'c Content) -> Result<Vec<Evidence
     })
 }
 
-fn type_error(c: &ColumnSpec, v: &Value) -> Option<String> {
+fn type_error(c: &ColumnSpec, v: &Value, mark: DecimalMark) -> Option<String> {
     match (c.kind, v) {
         (ColumnType::List, _) | (_, Value::Null) => None,
         (_, Value::Items(_)) => Some(format!(
             "{}: a list where a single {:?} value is declared",
             c.name, c.kind
         )),
-        (ColumnType::Number, Value::Text(t)) => match values::parse_number_unit(t) {
+        // A currency or percent sign is part of the figure; a unit word is not.
+        (ColumnType::Number, Value::Text(t)) => match super::numbers::parse_amount(t, mark) {
             None => Some(format!("{}: {t:?} is not a number", c.name)),
-            Some((_, Some(_))) if c.unit.is_none() => Some(format!(
+            Some(a) if a.unit.is_some() && c.unit.is_none() => Some(format!(
                 "{}: {t:?} has a unit, but the column declares none",
                 c.name
             )),

@@ -274,8 +274,10 @@ impl<R: Read> RowReader<R> {
                 self.header.len()
             ));
         }
-        for (name, v) in self.header.iter().zip(fields) {
-            let v = v.trim().to_string();
+        for (name, raw) in self.header.iter().zip(fields) {
+            // Row metadata is read trimmed; values as written, so that a space that
+            // changes a value is seen (check 7 reports stray whitespace).
+            let v = raw.trim().to_string();
             let opt = (!v.is_empty()).then_some(v.clone());
             match name.as_str() {
                 "source_page" => row.source_page = opt,
@@ -296,7 +298,7 @@ impl<R: Read> RowReader<R> {
                             if v.is_empty() {
                                 Value::Null
                             } else {
-                                Value::Text(v)
+                                Value::Text(raw)
                             },
                         );
                     }
@@ -453,6 +455,15 @@ mod tests {
         assert_eq!(a.locator.as_deref(), Some("table:1|row:8"));
         assert_eq!(a.cell_locators["length"], "table:1|row:8|col:Length (km)");
         assert_eq!(a.values["length"], Value::Text("2850".into()));
+        // Values keep their spaces; metadata is trimmed.
+        let spaced = "source_page,locator,code\n Danube , table:1|row:8 ,\" AT 1\"\n";
+        let mut r = RowReader::new(spaced.as_bytes(), Format::Csv).unwrap();
+        let RowItem::Row(s) = &r.batch(10).unwrap()[0] else {
+            panic!()
+        };
+        assert_eq!(s.source_page.as_deref(), Some("Danube"));
+        assert_eq!(s.locator.as_deref(), Some("table:1|row:8"));
+        assert_eq!(s.values["code"], Value::Text(" AT 1".into()));
         let RowItem::Row(b) = &items[1] else { panic!() };
         assert_eq!(b.line, 3);
         assert_eq!(b.locator.as_deref(), Some("multi\nline"));

@@ -193,6 +193,7 @@ fn cardinality(
             };
             let cell = sc
                 .position(it.cells.iter().map(|c| c.0.as_deref()))
+                .ok()
                 .and_then(|i| it.cells.get(i))
                 .map(|c| c.1.as_str());
             let Some(cell) = cell else { continue };

@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::contract::ColumnType;
+use super::numbers::{self, CellNumbers, DecimalMark};
 use crate::cite::support::extract_quantities;
 
 /// A calendar date with the precision it was written with.
@@ -119,31 +120,27 @@ pub fn find_dates(text: &str) -> Vec<Date> {
     out
 }
 
-/// A number as people write it (`2,850`, `2 850`, `3.5 million`), with the unit word
-/// that follows, if any (`km`).
+/// A number as people write it (`2,850`, `2 850`, `3.5 million`, `+12`, `$ 2,540,000`,
+/// `12 %`), with what follows it, if anything (`km`). A currency or percent sign is kept
+/// in the unit (`$`, `%`), so a column declaring a unit can tell them apart.
 pub fn parse_number_unit(s: &str) -> Option<(f64, Option<String>)> {
-    let t = s.trim();
-    let qs = extract_quantities(t);
-    let q = qs.first()?;
-    // The number must open the value (a leading sign aside).
-    let before = t[..q.span.start].trim();
-    if !(before.is_empty() || before == "-" || before == "−") {
-        return None;
-    }
-    let sign = if before.is_empty() { 1.0 } else { -1.0 };
-    let rest = t[q.span.end..].trim();
-    let unit = (!rest.is_empty()).then(|| rest.to_string());
-    Some((sign * q.value, unit))
+    parse_number_unit_in(s, DecimalMark::Point)
 }
 
-/// Half the smallest step the written number distinguishes ("2850" ±0.5, "2.4" ±0.05).
-fn written_tolerance(s: &str) -> f64 {
-    let t = s.trim();
-    let digits_after_point = t
-        .split_once('.')
-        .map(|(_, b)| b.chars().take_while(|c| c.is_ascii_digit()).count())
-        .unwrap_or(0);
-    0.5 * 10f64.powi(-(digits_after_point as i32))
+/// [`parse_number_unit`] with the wiki language's decimal mark.
+pub fn parse_number_unit_in(s: &str, mark: DecimalMark) -> Option<(f64, Option<String>)> {
+    let a = numbers::parse_amount(s, mark)?;
+    let mut unit = Vec::new();
+    if let Some(c) = a.currency {
+        unit.push(c.to_string());
+    }
+    if a.percent {
+        unit.push("%".to_string());
+    }
+    if let Some(u) = a.unit {
+        unit.push(u);
+    }
+    Some((a.value, (!unit.is_empty()).then(|| unit.join(" "))))
 }
 
 /// `2850` or `2850 km` (with the column's unit): no separators, `.` for decimals.
@@ -246,39 +243,168 @@ pub struct Evidence<'a> {
     pub cell: bool,
 }
 
+/// How staged values are spelled: the list separator of the column and the decimal mark
+/// of the wiki's language.
+#[derive(Debug, Clone, Copy)]
+pub struct Spelling<'s> {
+    pub separator: &'s str,
+    pub mark: DecimalMark,
+}
+
+impl Default for Spelling<'_> {
+    fn default() -> Self {
+        Spelling {
+            separator: "; ",
+            mark: DecimalMark::Point,
+        }
+    }
+}
+
+/// Which rule decided whether the evidence states a value: said in findings, so that a
+/// refusal can be understood and a surprising pass traced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// Equal once both are folded (case, accents, figures' separators).
+    Equal,
+    /// Equal to one item of a list-like cell.
+    Item,
+    /// The cell's one value, as a number.
+    Value,
+    /// The cell's value in its other unit (`6,024 km (3,743 mi)`).
+    Conversion,
+    /// Written in free text (a sentence, a section, a field).
+    InText,
+    /// A name linking to the page the cell links to.
+    Link,
+    /// The cell states a range or score: neither end is *the* value.
+    Range,
+    /// The cell states several figures (a list or a score): none is *the* value.
+    Several,
+    /// The claimed value is not a number / date of the declared type.
+    Unreadable,
+    /// Nothing in the evidence states it.
+    Absent,
+}
+
+impl Rule {
+    /// Why a value was refused, when it was refused by a rule worth naming.
+    pub fn refusal(self) -> Option<&'static str> {
+        match self {
+            Rule::Range => Some("a range or score does not state either end as the value"),
+            Rule::Several => Some(
+                "the cell states several figures (a list or score); none is the value of a number column",
+            ),
+            Rule::Unreadable => Some("the value does not read as its declared type"),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the evidence states a value, and by which rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub stated: bool,
+    pub rule: Rule,
+}
+
+impl Verdict {
+    fn yes(rule: Rule) -> Verdict {
+        Verdict { stated: true, rule }
+    }
+
+    fn no(rule: Rule) -> Verdict {
+        Verdict {
+            stated: false,
+            rule,
+        }
+    }
+}
+
 /// Whether the evidence states `value` as a `kind`. `resolve_name` maps a name to its
 /// final page (redirects followed), for names that differ from the cell's text but name
 /// the page the cell links to.
 pub fn supports(
     kind: ColumnType,
     value: &str,
-    separator: &str,
+    spelling: &Spelling<'_>,
     ev: &Evidence<'_>,
     resolve_name: &dyn Fn(&str) -> Option<u32>,
-) -> bool {
+) -> Verdict {
     match kind {
-        ColumnType::Number => number_supported(value, ev.text),
-        ColumnType::Date => date_supported(value, ev.text),
-        ColumnType::Text => text_supported(value, ev, resolve_name),
+        ColumnType::Number => number_supported(value, ev, spelling.mark),
+        ColumnType::Date => {
+            if parse_date(value).is_none() {
+                Verdict::no(Rule::Unreadable)
+            } else if date_supported(value, ev.text) {
+                Verdict::yes(if ev.cell { Rule::Value } else { Rule::InText })
+            } else {
+                Verdict::no(Rule::Absent)
+            }
+        }
+        ColumnType::Text => text_supported(value, ev, spelling.mark, resolve_name),
         ColumnType::List => {
             let parts: Vec<&str> = value
-                .split(separator.trim())
+                .split(spelling.separator.trim())
                 .map(str::trim)
                 .filter(|x| !x.is_empty())
                 .collect();
-            !parts.is_empty() && parts.iter().all(|p| text_supported(p, ev, resolve_name))
+            let mut rule = Rule::Absent;
+            for p in &parts {
+                let v = text_supported(p, ev, spelling.mark, resolve_name);
+                if !v.stated {
+                    return v;
+                }
+                rule = v.rule;
+            }
+            if parts.is_empty() {
+                Verdict::no(Rule::Absent)
+            } else {
+                Verdict::yes(if parts.len() > 1 { Rule::Item } else { rule })
+            }
         }
     }
 }
 
-fn number_supported(value: &str, text: &str) -> bool {
-    let Some((v, _)) = parse_number_unit(value) else {
-        return false;
+/// A claimed number against a cell: the cell's one value (or its conversion) must equal
+/// it; a range, score or list states no single value. Against free text any figure of
+/// the text may state it.
+fn number_supported(value: &str, ev: &Evidence<'_>, mark: DecimalMark) -> Verdict {
+    let Some(claim) = numbers::parse_amount(value, mark) else {
+        return Verdict::no(Rule::Unreadable);
     };
-    let tol = written_tolerance(value);
-    extract_quantities(text)
+    if ev.cell {
+        return match numbers::cell_numbers(ev.text, mark) {
+            CellNumbers::One(v, conv) => {
+                if claim.equals(&v) {
+                    Verdict::yes(Rule::Value)
+                } else if conv.is_some_and(|c| claim.equals(&c)) {
+                    Verdict::yes(Rule::Conversion)
+                } else {
+                    Verdict::no(Rule::Absent)
+                }
+            }
+            CellNumbers::Range(_) => Verdict::no(Rule::Range),
+            CellNumbers::Several(_) => Verdict::no(Rule::Several),
+            CellNumbers::None => Verdict::no(Rule::Absent),
+        };
+    }
+    let v = claim.value;
+    let tol = claim.tolerance;
+    let folded;
+    let text = if mark == DecimalMark::Comma {
+        folded = numbers::fold_figures(ev.text, mark);
+        &folded
+    } else {
+        ev.text
+    };
+    let found = extract_quantities(text)
         .iter()
-        .any(|q| (q.value - v).abs() <= tol.max(q.tolerance) + f64::EPSILON * v.abs())
+        .any(|q| (q.value - v.abs()).abs() <= tol.max(q.tolerance) + f64::EPSILON * v.abs());
+    if found {
+        Verdict::yes(Rule::InText)
+    } else {
+        Verdict::no(Rule::Absent)
+    }
 }
 
 fn date_supported(value: &str, text: &str) -> bool {
@@ -295,33 +421,51 @@ fn date_supported(value: &str, text: &str) -> bool {
 fn text_supported(
     value: &str,
     ev: &Evidence<'_>,
+    mark: DecimalMark,
     resolve_name: &dyn Fn(&str) -> Option<u32>,
-) -> bool {
-    let v = fold(value);
+) -> Verdict {
+    let v = fold(&numbers::fold_figures(value, mark));
     if v.is_empty() {
         // Only marks (`‡`, `*`): compare as written.
         let raw = value.trim();
-        return !raw.is_empty() && ev.text.split_whitespace().any(|w| w == raw);
+        return if !raw.is_empty() && ev.text.split_whitespace().any(|w| w == raw) {
+            Verdict::yes(Rule::Equal)
+        } else {
+            Verdict::no(Rule::Absent)
+        };
     }
-    let t = fold(ev.text);
+    let t = fold(&numbers::fold_figures(ev.text, mark));
     let direct = if ev.cell {
-        t == v || items(&t).any(|i| i == v) || same_number(&v, &t)
+        if t == v {
+            Some(Rule::Equal)
+        } else if items(&t).any(|i| i == v) {
+            Some(Rule::Item)
+        } else if same_number(value, ev.text, mark) {
+            Some(Rule::Value)
+        } else {
+            None
+        }
     } else {
-        contains_words(&t, &v)
+        contains_words(&t, &v).then_some(Rule::InText)
     };
-    direct
-        || (!ev.links.is_empty()
-            && resolve_name(value.trim()).is_some_and(|p| ev.links.contains(&p)))
+    if let Some(r) = direct {
+        return Verdict::yes(r);
+    }
+    if !ev.links.is_empty() && resolve_name(value.trim()).is_some_and(|p| ev.links.contains(&p)) {
+        Verdict::yes(Rule::Link)
+    } else {
+        Verdict::no(Rule::Absent)
+    }
 }
 
 /// Both sides are one plain number each and equal ("1234" and "1,234").
-fn same_number(a: &str, b: &str) -> bool {
+fn same_number(a: &str, b: &str, mark: DecimalMark) -> bool {
     let num = |s: &str| {
-        let (v, u) = parse_number_unit(s)?;
-        u.is_none().then_some(v)
+        let x = numbers::parse_amount(s, mark)?;
+        (x.unit.is_none() && x.currency.is_none() && !x.percent).then_some(x)
     };
     match (num(a), num(b)) {
-        (Some(x), Some(y)) => (x - y).abs() <= written_tolerance(a).max(written_tolerance(b)),
+        (Some(x), Some(y)) => x.equals(&y),
         _ => false,
     }
 }
@@ -352,21 +496,32 @@ mod tests {
         }
     }
 
+    /// Whether `value` of `kind` is stated by a cell reading `text`, on an English wiki.
+    fn states(kind: ColumnType, value: &str, text: &str) -> bool {
+        supports(kind, value, &Spelling::default(), &cell(text), &none).stated
+    }
+
+    fn rule(kind: ColumnType, value: &str, text: &str, mark: DecimalMark) -> Rule {
+        let sp = Spelling {
+            separator: "; ",
+            mark,
+        };
+        supports(kind, value, &sp, &cell(text), &none).rule
+    }
+
     #[test]
     fn numbers_compare_by_value_and_precision() {
         let n = ColumnType::Number;
-        assert!(supports(n, "2850 km", "; ", &cell("2,850"), &none));
-        assert!(supports(n, "2850", "; ", &cell("2 850"), &none));
-        assert!(!supports(n, "1320 km", "; ", &cell("1,233"), &none));
-        assert!(!supports(n, "2851", "; ", &cell("2,850"), &none));
-        assert!(supports(n, "3500000", "; ", &cell("3.5 million"), &none));
-        assert!(supports(
-            n,
-            "2428",
-            "; ",
-            &cell("2,428 km (1,509 mi)"),
-            &none
-        ));
+        assert!(states(n, "2850 km", "2,850"));
+        assert!(states(n, "2850", "2 850"));
+        assert!(!states(n, "1320 km", "1,233"));
+        assert!(!states(n, "2851", "2,850"));
+        assert!(states(n, "3500000", "3.5 million"));
+        assert!(states(n, "2428", "2,428 km (1,509 mi)"));
+        assert_eq!(
+            rule(n, "1509", "2,428 km (1,509 mi)", DecimalMark::Point),
+            Rule::Conversion
+        );
         assert_eq!(
             parse_number_unit("2,850 km"),
             Some((2850.0, Some("km".into())))
@@ -379,25 +534,90 @@ mod tests {
     }
 
     #[test]
+    fn signs_currencies_and_scales_are_numbers() {
+        let n = ColumnType::Number;
+        assert_eq!(parse_number_unit("+12"), Some((12.0, None)));
+        assert_eq!(
+            parse_number_unit("$ 2,540,000"),
+            Some((2_540_000.0, Some("$".into())))
+        );
+        assert_eq!(
+            parse_number_unit("€1.2 million"),
+            Some((1_200_000.0, Some("EUR".into())))
+        );
+        assert_eq!(parse_number_unit("12 %"), Some((12.0, Some("%".into()))));
+        assert!(states(n, "+12", "12"));
+        assert!(states(n, "$ 2,540,000", "$2,540,000"));
+        assert!(states(n, "2540000", "US$2.54 million"));
+        assert!(states(n, "€1.2 million", "€1,200,000"));
+        assert!(!states(n, "€1.2 million", "£1,200,000"));
+        assert!(states(n, "12 %", "12%"));
+        assert!(!states(n, "13 %", "12%"));
+    }
+
+    #[test]
+    fn ranges_lists_and_scores_do_not_state_an_endpoint() {
+        let n = ColumnType::Number;
+        let p = DecimalMark::Point;
+        assert_eq!(rule(n, "2008", "2008–2014", p), Rule::Range);
+        assert_eq!(rule(n, "2014", "2008–2014", p), Rule::Range);
+        assert_eq!(rule(n, "3", "3–1", p), Rule::Range);
+        assert_eq!(rule(n, "9", "9 8", p), Rule::Several);
+        assert_eq!(rule(n, "12", "12, 15, 18", p), Rule::Several);
+        assert_eq!(rule(n, "12", "12", p), Rule::Value);
+        assert_eq!(rule(n, "ten", "10", p), Rule::Unreadable);
+        assert!(Rule::Range.refusal().is_some() && Rule::Value.refusal().is_none());
+        // A list column states each item.
+        assert!(states(ColumnType::List, "12; 15", "12, 15, 18"));
+        // Free text: any figure of the sentence may state it.
+        let prose = Evidence {
+            text: "It ran from 2008 to 2014.",
+            links: &[],
+            cell: false,
+        };
+        assert!(supports(n, "2008", &Spelling::default(), &prose, &none).stated);
+    }
+
+    #[test]
+    fn separators_inside_text_values_fold_in_the_wikis_convention() {
+        let t = ColumnType::Text;
+        let p = DecimalMark::Point;
+        let c = DecimalMark::Comma;
+        assert_eq!(rule(t, "$ 2540000", "$ 2,540,000", p), Rule::Equal);
+        assert_eq!(
+            rule(t, "Capacity : 10778", "Capacity : 10,778", p),
+            Rule::Equal
+        );
+        assert_eq!(
+            rule(t, "6024 km (3,743 mi)", "6,024 km (3,743 mi)", p),
+            Rule::Equal
+        );
+        assert_eq!(
+            rule(t, "6024 km (3743 mi)", "6,024 km (3,743 mi)", p),
+            Rule::Equal
+        );
+        assert_eq!(
+            rule(t, "6025 km (3,743 mi)", "6,024 km (3,743 mi)", p),
+            Rule::Absent
+        );
+        // On a German wiki "20,31 %" is 20.31, and "20.31 %" states it; "2031 %" does not.
+        assert_eq!(rule(t, "20.31 %", "20,31 %", c), Rule::Equal);
+        assert_eq!(rule(t, "2031 %", "20,31 %", c), Rule::Absent);
+        assert_eq!(rule(t, "2.540.000 €", "2 540 000 €", c), Rule::Equal);
+        assert_eq!(rule(ColumnType::Number, "20,31", "20,31 %", c), Rule::Value);
+        assert_eq!(rule(ColumnType::Number, "2031", "20,31 %", c), Rule::Absent);
+        // On an English wiki a comma groups digits, so "2031" is refused, not 20.31.
+        assert_eq!(rule(t, "20.31 %", "20,31 %", p), Rule::Absent);
+    }
+
+    #[test]
     fn dates_in_any_common_spelling() {
         let d = ColumnType::Date;
-        assert!(supports(d, "1994-07-01", "; ", &cell("1 July 1994"), &none));
-        assert!(supports(
-            d,
-            "1994-07-01",
-            "; ",
-            &cell("July 1, 1994"),
-            &none
-        ));
-        assert!(supports(d, "1994", "; ", &cell("1 July 1994"), &none));
-        assert!(!supports(
-            d,
-            "1994-07-02",
-            "; ",
-            &cell("1 July 1994"),
-            &none
-        ));
-        assert!(!supports(d, "1994-07-01", "; ", &cell("1994"), &none));
+        assert!(states(d, "1994-07-01", "1 July 1994"));
+        assert!(states(d, "1994-07-01", "July 1, 1994"));
+        assert!(states(d, "1994", "1 July 1994"));
+        assert!(!states(d, "1994-07-02", "1 July 1994"));
+        assert!(!states(d, "1994-07-01", "1994"));
         assert_eq!(
             parse_date_strict("2024-12-31"),
             Some(Date {
@@ -412,11 +632,11 @@ mod tests {
     #[test]
     fn text_lists_and_names() {
         let t = ColumnType::Text;
-        assert!(supports(t, "Paraná", "; ", &cell("Parana"), &none));
-        assert!(supports(t, "Rhine", "; ", &cell("Rhine[1]"), &none));
-        assert!(supports(t, "Europe", "; ", &cell("Europe, Asia"), &none));
-        assert!(!supports(t, "Elbe", "; ", &cell("Rhine"), &none));
-        assert!(supports(t, "1234", "; ", &cell("1,234"), &none));
+        assert!(states(t, "Paraná", "Parana"));
+        assert!(states(t, "Rhine", "Rhine[1]"));
+        assert!(states(t, "Europe", "Europe, Asia"));
+        assert!(!states(t, "Elbe", "Rhine"));
+        assert!(states(t, "1234", "1,234"));
         let ural = [7u32];
         let linked = Evidence {
             text: "Ural",
@@ -424,32 +644,24 @@ mod tests {
             cell: true,
         };
         let by_redirect = |s: &str| (s == "Ural River").then_some(7);
-        assert!(supports(t, "Ural River", "; ", &linked, &by_redirect));
-        assert!(!supports(t, "Volga", "; ", &linked, &by_redirect));
+        let sp = Spelling::default();
+        assert_eq!(
+            supports(t, "Ural River", &sp, &linked, &by_redirect),
+            Verdict::yes(Rule::Link)
+        );
+        assert!(!supports(t, "Volga", &sp, &linked, &by_redirect).stated);
         let l = ColumnType::List;
-        assert!(supports(
-            l,
-            "Russia; Kazakhstan",
-            "; ",
-            &cell("Russia, Kazakhstan"),
-            &none
-        ));
-        assert!(!supports(
-            l,
-            "Russia; China",
-            "; ",
-            &cell("Russia, Kazakhstan"),
-            &none
-        ));
+        assert!(states(l, "Russia; Kazakhstan", "Russia, Kazakhstan"));
+        assert!(!states(l, "Russia; China", "Russia, Kazakhstan"));
         let prose = Evidence {
             text: "At 2,428 km it is the third-longest river in Europe.",
             links: &[],
             cell: false,
         };
-        assert!(supports(t, "Europe", "; ", &prose, &none));
-        assert!(!supports(t, "Euro", "; ", &prose, &none));
-        assert!(supports(t, "‡", "; ", &cell("‡"), &none));
-        assert!(!supports(t, "‡", "; ", &cell("†"), &none));
+        assert!(supports(t, "Europe", &sp, &prose, &none).stated);
+        assert!(!supports(t, "Euro", &sp, &prose, &none).stated);
+        assert!(states(t, "‡", "‡"));
+        assert!(!states(t, "‡", "†"));
         assert_eq!(
             labels_named(
                 "Europe, Asia",

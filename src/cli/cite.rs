@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use wikiwit::cite::check::{self, CheckOptions, quality::AuthorityTiers};
+use wikiwit::cite::parse::{ClaimScope, parse_report_with};
 
 use super::{IndexArg, Outcome};
 
@@ -22,6 +23,10 @@ enum Sub {
         report: PathBuf,
         #[arg(long)]
         json: bool,
+        /// What a marker vouches for: its sentence, or every sentence since the previous
+        /// marker of its paragraph (agents often cite once, at a paragraph's end).
+        #[arg(long, value_enum, default_value = "sentence")]
+        claim: ClaimArg,
     },
     /// Check every citation offline: existence, locator, support, quality.
     /// Exit code 1 when a citation is contradicted, unsupported, missing or unresolved.
@@ -40,6 +45,9 @@ enum Sub {
         /// Reference date for recency (YYYY-MM-DD; default: the newest revision in the index).
         #[arg(long, value_name = "DATE")]
         as_of: Option<String>,
+        /// The claim a marker vouches for, scored for support (see `cite parse --claim`).
+        #[arg(long, value_enum, default_value = "sentence")]
+        claim: ClaimArg,
     },
     /// Score WiCE claims against their cited sentences; F1, precision, recall, accuracy, ROC-AUC.
     EvalSupport {
@@ -58,10 +66,29 @@ enum Idf {
     Claim,
 }
 
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ClaimArg {
+    Sentence,
+    Paragraph,
+}
+
+impl From<ClaimArg> for ClaimScope {
+    fn from(c: ClaimArg) -> ClaimScope {
+        match c {
+            ClaimArg::Sentence => ClaimScope::Sentence,
+            ClaimArg::Paragraph => ClaimScope::Paragraph,
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut out = std::io::stdout().lock();
     match args.command {
-        Sub::Parse { report, json } => parse(&mut out, &report, json),
+        Sub::Parse {
+            report,
+            json,
+            claim,
+        } => parse(&mut out, &report, json, claim.into()),
         Sub::Check {
             report,
             index,
@@ -69,6 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             markdown,
             tiers,
             as_of,
+            claim,
         } => {
             let options = CheckOptions {
                 tiers: match tiers {
@@ -78,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 as_of: as_of.as_deref().map(parse_date).transpose()?,
             };
             let text = wikiwit::cite::read_report(&report)?;
-            let parsed = wikiwit::cite::parse::parse_report(&text);
+            let parsed = parse_report_with(&text, claim.into());
             let index = index.open()?;
             let checked = check::check_report(&index, &text, &parsed, &options)?;
             let name = report.display().to_string();
@@ -98,9 +126,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         Sub::EvalSupport { claims, idf, json } => {
             let data = wikiwit::cite::eval::read_wice(&claims)?;
-            let idf = match idf {
-                Idf::Corpus => wikiwit::cite::eval::IdfScope::Corpus,
-                Idf::Claim => wikiwit::cite::eval::IdfScope::Claim,
+            let (idf, idf_name) = match idf {
+                Idf::Corpus => (wikiwit::cite::eval::IdfScope::Corpus, "corpus"),
+                Idf::Claim => (wikiwit::cite::eval::IdfScope::Claim, "claim"),
             };
             let r = wikiwit::cite::eval::evaluate(&data, idf);
             if json {
@@ -108,13 +136,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             } else {
                 writeln!(
                     out,
-                    "{} claims ({} supported, {} partially, {} not supported); supported = positive, threshold {}, IDF over {:?}",
+                    "{} claims ({} supported, {} partially, {} not supported); supported = positive, threshold {}, --idf {}",
                     r.claims,
                     r.supported,
                     r.partially_supported,
                     r.not_supported,
                     r.threshold,
-                    r.idf
+                    idf_name
                 )?;
                 writeln!(
                     out,
@@ -138,15 +166,24 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 }
 
-fn parse(out: &mut dyn Write, report: &std::path::Path, json: bool) -> anyhow::Result<Outcome> {
+fn parse(
+    out: &mut dyn Write,
+    report: &std::path::Path,
+    json: bool,
+    scope: ClaimScope,
+) -> anyhow::Result<Outcome> {
     let text = wikiwit::cite::read_report(report)?;
-    let parsed = wikiwit::cite::parse::parse_report(&text);
+    let parsed = parse_report_with(&text, scope);
     if json {
         super::print_json(out, &parsed)?;
         return Ok(Outcome::Success);
     }
     let lines = wikiwit::cite::LineIndex::new(&text);
     let line = |offset: usize| lines.line(offset);
+    for w in &parsed.warnings {
+        eprintln!("warning: {}: {w}", report.display());
+    }
+    writeln!(out, "id\tline\tmarker\tkind\tsource\tclaim")?;
     for c in &parsed.citations {
         writeln!(
             out,

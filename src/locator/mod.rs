@@ -13,6 +13,7 @@
 //! [`Resolver`] caches decoded pages, so resolving a million rows that cite a few
 //! thousand pages decodes each page once.
 
+mod columns;
 mod parse;
 mod resolve;
 
@@ -20,6 +21,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use columns::{ColumnMiss, find_column};
 pub use parse::{LocatorError, parse, parse_relative};
 pub use resolve::{
     CellContent, Content, PageData, Resolution, Resolved, Resolver, SectionInfo, Unresolved,

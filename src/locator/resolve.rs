@@ -49,11 +49,13 @@ pub enum Unresolved {
         row: usize,
         rows: usize,
     },
-    #[error("table {table} of {page:?} has no column {column}")]
+    #[error("table {table} of {page:?} has no column {column}{why}")]
     NoSuchColumn {
         page: String,
         table: usize,
         column: String,
+        /// Labels the column could have meant (see [`super::ColumnMiss::describe`]).
+        why: String,
     },
     #[error("{page:?} has {sentences} sentence(s) in {where_}; there is no sentence {sentence}")]
     NoSuchSentence {
@@ -293,7 +295,7 @@ pub fn resolve(index: &Index, loc: &Locator) -> Result<Resolution, IndexError> {
 
 /// Lowercased, whitespace- and underscore-collapsed: how headings, labels and field
 /// names are compared.
-fn fold_name(s: &str) -> String {
+pub(super) fn fold_name(s: &str) -> String {
     s.split(|c: char| c.is_whitespace() || c == '_')
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -501,13 +503,13 @@ impl<'a> Resolver<'a> {
                 let cells = self.row_cells(page, t, *row)?;
                 match &loc.target {
                     Target::Cell { col, .. } => match column_index(t, col) {
-                        Some(c) if c < cells.len() => Content::Cell {
+                        Ok(c) if c < cells.len() => Content::Cell {
                             table: n,
                             row: *row,
                             cell: cells[c].clone(),
                             row_cells: cells,
                         },
-                        _ => {
+                        miss => {
                             return Ok(Err(Unresolved::NoSuchColumn {
                                 page: page.title.clone(),
                                 table: n,
@@ -515,6 +517,7 @@ impl<'a> Resolver<'a> {
                                     Column::Index(i) => i.to_string(),
                                     Column::Header(h) => format!("{h:?}"),
                                 },
+                                why: miss.err().map(|m| m.describe()).unwrap_or_default(),
                             }));
                         }
                     },
@@ -725,22 +728,13 @@ fn section_by_path(s: &PageStructure, path: &[String]) -> Option<u32> {
     })
 }
 
-fn column_index(t: &Table, col: &Column) -> Option<usize> {
+fn column_index(t: &Table, col: &Column) -> Result<usize, super::ColumnMiss> {
     match col {
-        Column::Index(i) => Some(*i),
+        Column::Index(i) => Ok(*i),
         Column::Header(h) => {
-            let want = fold_name(h);
             let labels = t.column_labels();
-            labels
-                .iter()
-                .position(|l| l.as_deref().is_some_and(|l| fold_name(l) == want))
-                .or_else(|| {
-                    // A label with a footnote or unit suffix: "Length (km)[1]" for "Length (km)".
-                    labels.iter().position(|l| {
-                        l.as_deref()
-                            .is_some_and(|l| fold_name(l).starts_with(&want) && !want.is_empty())
-                    })
-                })
+            let labels: Vec<Option<&str>> = labels.iter().map(|l| l.as_deref()).collect();
+            super::find_column(&labels, h)
         }
     }
 }

@@ -1325,4 +1325,23 @@ mod tests {
         assert!(t.rows[0].cells[0].header);
         assert_eq!(p.templates.iter().filter(|t| t.direct).count(), 1);
     }
+
+    #[test]
+    fn a_hash_opening_a_link_label_or_cell_is_text() {
+        let p = analyze(
+            "{| class=wikitable\n! # !! Team\n|-\n| 1 || [[Southern Miss Golden Eagles|# 19 Southern Miss]]\n|-\n|2||# 8 Notre Dame\n|}\n# [[Item]] one\n",
+            0,
+            "Poll",
+            &codec(),
+            "en",
+        );
+        let t = &p.tables[0];
+        assert_eq!(t.rows[0].cells[0].text, "#");
+        assert_eq!(t.rows[1].cells[1].text, "# 19 Southern Miss");
+        assert_eq!(t.rows[2].cells[1].text, "# 8 Notre Dame");
+        let (_, text) = analyze_with_text("# [[Item|# one]]\n#two\n", 0, "L", &codec(), "en");
+        let all: Vec<&str> = text.sentences().map(|(_, _, s)| s.text.as_str()).collect();
+        assert!(all.iter().any(|s| s.contains("# one")), "{all:?}");
+        assert!(!all.iter().any(|s| s.contains("#two")), "{all:?}");
+    }
 }

@@ -222,10 +222,11 @@ impl Renderer<'_, '_> {
                         pos += 1;
                     }
                 },
-                b'*' | b'#' | b':' | b';'
-                    if pos == range.start as usize || t.as_bytes()[pos - 1] == b'\n' =>
-                {
-                    // List markers at the start of a line: the item's text only.
+                b'*' | b'#' | b':' | b';' if pos == 0 || t.as_bytes()[pos - 1] == b'\n' => {
+                    // List markers at the start of a line of the wikitext: the item's text
+                    // only. The start of a link label or of a cell is not a line start
+                    // (`[[X|# 19 Southern Miss]]` shows its `#`), as in MediaWiki, whose
+                    // block-level pass sees only whole lines.
                     let n = rest
                         .bytes()
                         .take_while(|b| matches!(b, b'*' | b'#' | b':' | b';'))

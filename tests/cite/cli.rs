@@ -29,10 +29,15 @@ fn parse_json_is_the_parsed_report() {
             .lines()
             .any(|l| l.starts_with("unresolved\t") && l.contains("[17]"))
     );
+    // A header line names the columns, then the first citation.
+    assert_eq!(
+        plain.lines().next().unwrap(),
+        "id\tline\tmarker\tkind\tsource\tclaim"
+    );
     assert!(
         plain
             .lines()
-            .next()
+            .nth(1)
             .unwrap()
             .contains("wikipedia\tGreat Barrier Reef")
     );

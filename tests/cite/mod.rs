@@ -2,6 +2,7 @@
 
 mod check_e2e;
 mod cli;
+mod parse_agent_styles;
 mod parse_forms;
 mod parse_realistic;
 mod parse_robustness;

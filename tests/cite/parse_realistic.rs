@@ -187,10 +187,22 @@ fn references_list_is_complete_and_knows_what_is_cited() {
         3,
         "[2] is cited three times"
     );
-    assert_eq!(r.unresolved_markers.len(), 1);
-    assert_eq!(r.unresolved_markers[0].text, "[17]");
+    // `[17]` names no entry; two author–year mentions match no entry of the list either
+    // (a marker is reported with the span of its whole parenthesis).
+    let unresolved: Vec<(&str, UnresolvedReason)> = r
+        .unresolved_markers
+        .iter()
+        .map(|m| (m.text.as_str(), m.reason))
+        .collect();
     assert_eq!(
-        r.unresolved_markers[0].reason,
-        UnresolvedReason::NoSuchReference
+        unresolved,
+        [
+            (
+                "(Brodie and Lewis 2012; De'ath et al., 2012)",
+                UnresolvedReason::NoEntry
+            ),
+            ("(Smith, 2020)", UnresolvedReason::NoEntry),
+            ("[17]", UnresolvedReason::NoSuchReference),
+        ]
     );
 }

@@ -7,7 +7,7 @@ use super::markdown::{self, Cell, Layout, merge};
 use super::plain::{Edit, PlainText};
 use super::refs::{self, RefEntry, in_ranges, normalize_label};
 use super::resolve::{Mode, Pending, Resolver, Shown};
-use super::{Citation, Marker, ParsedReport, Reference, ReferenceKind, markers};
+use super::{Citation, ClaimScope, Marker, ParsedReport, Reference, ReferenceKind, markers};
 use crate::text::sentences;
 
 /// A claim's text and its byte span in the report.
@@ -23,7 +23,7 @@ const LOOKBACK_SENTENCES: usize = 3;
 /// Longest claim kept whole; see [`sentence_claim`].
 const MAX_CLAIM_BYTES: usize = 1000;
 
-pub fn parse(src: &str) -> ParsedReport {
+pub fn parse(src: &str, scope: ClaimScope) -> ParsedReport {
     let mut layout = markdown::layout(src);
     let scan = refs::scan(src, &layout.code);
     let mut entries = scan.entries;
@@ -52,6 +52,7 @@ pub fn parse(src: &str) -> ParsedReport {
                 text: d.text,
                 title: d.title,
                 source: d.source,
+                url: d.url,
                 cited_by: Vec::new(),
             }
         })
@@ -62,7 +63,7 @@ pub fn parse(src: &str) -> ParsedReport {
         .flat_map(|c| resolver.resolve(src, &layout, c))
         .collect();
     let mut references = references;
-    assemble(src, &layout, pending, &mut references)
+    assemble(src, &layout, pending, &mut references, scope)
 }
 
 /// Adds definitions CommonMark parsed that the line scan missed (unusual indentation,
@@ -128,6 +129,7 @@ fn assemble(
     layout: &Layout<'_>,
     pending: Vec<Pending>,
     references: &mut [Reference],
+    scope: ClaimScope,
 ) -> ParsedReport {
     let n_blocks = layout.blocks.len();
     let mut edits: Vec<Vec<Edit>> = vec![Vec::new(); n_blocks];
@@ -171,7 +173,27 @@ fn assemble(
 
     let mut tables = Tables::new(layout);
     let mut report = ParsedReport::default();
+    // The previous marker of the current block: (block, its end, where the group of
+    // adjacent markers it belongs to began being preceded by prose).
+    let mut previous: Option<(usize, usize, Option<usize>)> = None;
     for p in pending {
+        // Where the prose this marker vouches for may begin (paragraph scope): after the
+        // previous marker of the same block, unless only markers and spaces lie between.
+        let limit = match previous {
+            Some((b, end, group)) if b == p.block => {
+                let between = src.get(end..p.span.start).unwrap_or("");
+                if between
+                    .chars()
+                    .all(|c| c.is_whitespace() || matches!(c, ',' | ';'))
+                {
+                    group
+                } else {
+                    Some(end)
+                }
+            }
+            _ => None,
+        };
+        previous = Some((p.block, p.span.end, limit));
         let citation_id = p.is_citation.then_some(report.citations.len());
         if let Some(reason) = p.problem {
             report.unresolved_markers.push(Marker {
@@ -187,7 +209,17 @@ fn assemble(
         };
         let (claim, claim_span) = tables
             .row_claim(&texts, p.block)
-            .or_else(|| claim_for(&texts, p.block, p.span.start, p.mode))
+            .or_else(|| {
+                let c = claim_for(&texts, p.block, p.span.start, p.mode)?;
+                Some(match scope {
+                    ClaimScope::Paragraph
+                        if tables.cells.get(p.block).is_some_and(Option::is_none) =>
+                    {
+                        extend_back(&texts, p.block, &c, limit).unwrap_or(c)
+                    }
+                    _ => c,
+                })
+            })
             .unwrap_or((String::new(), p.span.start..p.span.start));
         if let Some(r) = p.reference.and_then(|r| references.get_mut(r)) {
             r.cited_by.push(id);
@@ -326,6 +358,40 @@ fn claim_for(texts: &[BlockText], block: usize, at: usize, mode: Mode) -> Option
         }
     }
     None
+}
+
+/// The claim `c` extended back over the sentences of its block that start at or after
+/// `limit` (a report offset: the previous marker's end), or from the block's start.
+fn extend_back(
+    texts: &[BlockText],
+    block: usize,
+    c: &Claim,
+    limit: Option<usize>,
+) -> Option<Claim> {
+    let t = texts.get(block)?;
+    // Only a claim inside this block extends (not one found in a block before it).
+    if c.1.start < t.plain.src_start(0) {
+        return None;
+    }
+    let first = t.plain.to_plain(c.1.start);
+    let k = t.sentences.partition_point(|s| s.end <= first);
+    let floor = limit.map_or(0, |l| t.plain.to_plain(l));
+    let mut j = k;
+    while j > 0 && t.sentences[j - 1].start >= floor {
+        j -= 1;
+    }
+    if j >= k {
+        return None;
+    }
+    let start = t.sentences[j].start;
+    let end = floor_char_boundary(&t.plain.text, t.plain.to_plain(c.1.end).max(start));
+    let raw = t.plain.text.get(start..end)?;
+    if raw.len() > 3 * MAX_CLAIM_BYTES {
+        return None;
+    }
+    let claim = clean_claim(raw);
+    let lead = raw.len() - raw.trim_start().len();
+    Some((claim, t.plain.src_start(start + lead)..c.1.end))
 }
 
 /// The claim text of sentence `i`. A run-on "sentence" longer than [`MAX_CLAIM_BYTES`]

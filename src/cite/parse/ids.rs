@@ -61,9 +61,77 @@ pub fn trim_trailing_punct(s: &str) -> &str {
 }
 
 /// DOIs are case-insensitive; lowercasing makes two spellings of one DOI compare equal.
+/// What a publisher's URL appends to a DOI is removed (see [`doi_in_url`]).
 pub fn normalize_doi(s: &str) -> Option<String> {
-    let s = trim_trailing_punct(s.trim());
+    let s = doi_in_url(trim_trailing_punct(s.trim()));
     DOI_EXACT.is_match(s).then(|| s.to_lowercase())
+}
+
+/// Path suffixes publishers put after a DOI in their URLs (the page's view, not the work):
+/// Frontiers `/full`, Wiley `/abstract` and `/epdf`, IOP `/pdf`, De Gruyter `/html`,
+/// bioRxiv `v1.full.pdf`, Springer `/fulltext.html`.
+const URL_SUFFIXES: &[&str] = &[
+    "/full",
+    "/abstract",
+    "/abs",
+    "/pdf",
+    "/epdf",
+    "/epub",
+    "/html",
+    "/fulltext.html",
+    "/fulltext",
+    "/full-text",
+    "/meta",
+    "/references",
+    "/figures",
+    "/tables",
+    "/summary",
+    "/download",
+    "/view",
+    "/reader",
+    "/pdfft",
+    "/supplemental",
+    "/citedby",
+    "/metrics",
+    "/",
+    ".full.pdf",
+    ".full-text",
+    ".full",
+    ".abstract",
+    ".short",
+    ".pdf",
+    ".html",
+    ".long",
+];
+
+/// The DOI in a DOI as taken from a publisher's URL: no query string or fragment
+/// (`?url_ver=…&rfr_id=…`, `#sec-1`), no view suffix (`/full`, `/pdf`, `v1.full`).
+pub fn doi_in_url(s: &str) -> &str {
+    let mut d = s;
+    if let Some(q) = d.find(['?', '#']) {
+        d = &d[..q];
+    }
+    let lower = d.to_ascii_lowercase();
+    let mut end = d.len();
+    loop {
+        let l = &lower[..end];
+        match URL_SUFFIXES
+            .iter()
+            .find(|x| l.ends_with(*x) && l.len() > x.len() + 8)
+        {
+            Some(x) => end -= x.len(),
+            None => break,
+        }
+    }
+    let mut d = &d[..end];
+    // bioRxiv and medRxiv (10.1101) add a version to the DOI in their URLs.
+    if d.starts_with("10.1101/") {
+        let digits = d.bytes().rev().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && d[..d.len() - digits].ends_with('v') {
+            d = &d[..d.len() - digits - 1];
+        }
+    }
+    d
 }
 
 /// Validates an arXiv identifier (new `2101.00001v2` or old `hep-th/9901001` style).

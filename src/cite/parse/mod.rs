@@ -14,6 +14,7 @@
 //! parameters).
 
 mod claims;
+mod fence;
 mod ids;
 mod markdown;
 mod markers;
@@ -41,6 +42,10 @@ pub struct ParsedReport {
     pub unresolved_markers: Vec<Marker>,
     /// Definitions and sources-list entries, in report order.
     pub references: Vec<Reference>,
+    /// What the parser repaired or doubted in the report's markdown (a code fence
+    /// followed by text, read as closing its block), one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +134,8 @@ pub enum UnresolvedReason {
     BadRange,
     /// An ISBN whose check digit is wrong.
     InvalidIsbn,
+    /// An author–year mention (`Klophaus (2008)`) that no sources-list entry matches.
+    NoEntry,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +164,10 @@ pub struct Reference {
     pub text: String,
     pub title: Option<String>,
     pub source: Source,
+    /// The entry's URL as written (tracking parameters removed) when its source is an
+    /// identifier read from it: a publisher page a DOI was taken from stays followable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// Citations that resolved through this entry; empty means the report lists a source
     /// it never cites.
     pub cited_by: Vec<usize>,
@@ -165,5 +176,25 @@ pub struct Reference {
 /// Extracts every citation from a markdown report. Never panics; runs in time roughly
 /// linear in the input length.
 pub fn parse_report(markdown: &str) -> ParsedReport {
-    claims::parse(markdown)
+    parse_report_with(markdown, ClaimScope::Sentence)
+}
+
+/// What a citation marker vouches for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimScope {
+    /// The sentence the marker closes (or sits in).
+    #[default]
+    Sentence,
+    /// Every sentence of the marker's paragraph since the previous marker (adjacent
+    /// markers, `[3][4]`, share one claim): agents often cite once, at the paragraph's end.
+    Paragraph,
+}
+
+/// [`parse_report`] with the claim each marker vouches for chosen by `scope`.
+pub fn parse_report_with(markdown: &str, scope: ClaimScope) -> ParsedReport {
+    let (repaired, warnings) = fence::repair(markdown);
+    let mut report = claims::parse(&repaired, scope);
+    report.warnings = warnings;
+    report
 }

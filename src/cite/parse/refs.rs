@@ -80,27 +80,94 @@ pub fn normalize_label(label: &str) -> String {
         .to_lowercase()
 }
 
-/// Whether a heading names a bibliography. "Notes" is deliberately absent: agent reports use
-/// it for prose that itself carries citations.
-pub fn is_references_title(title: &str) -> bool {
+/// How surely a heading names a bibliography.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TitleKind {
+    /// The whole title is a bibliography name (`References`, `参考文献`, `Literatur`).
+    Exact,
+    /// A short title holding such a word (`Sources of Funding`, `Key sources`): a
+    /// bibliography only if its entries look like references.
+    Keyword,
+}
+
+/// Bibliography headings, lowercased, in the languages agents write reports in.
+const EXACT_TITLES: &[&str] = &[
+    "works cited",
+    "further reading",
+    "reference list",
+    "literature",
+    "sources",
+    "source",
+    "references",
+    "reference",
+    "bibliography",
+    "citations",
+    "sources cited",
+    "references and sources",
+    "sources and references",
+    // Chinese, Japanese, Korean.
+    "参考文献",
+    "参考资料",
+    "參考資料",
+    "参考来源",
+    "资料来源",
+    "資料來源",
+    "来源",
+    "來源",
+    "引用文献",
+    "出典",
+    "出處",
+    "출처",
+    "참고 문헌",
+    "참고문헌",
+    "참고 자료",
+    // European languages.
+    "références",
+    "bibliographie",
+    "sources et références",
+    "literatur",
+    "literaturverzeichnis",
+    "quellen",
+    "quellenverzeichnis",
+    "einzelnachweise",
+    "источники",
+    "литература",
+    "список литературы",
+    "ссылки",
+    "fuentes",
+    "referencias",
+    "bibliografía",
+    "bibliografia",
+    "fonti",
+    "riferimenti",
+    "riferimenti bibliografici",
+    "referências",
+    "fontes",
+    "bronnen",
+    "literatuur",
+    "kaynaklar",
+    "kaynakça",
+    "źródła",
+    "przypisy",
+    "bibliografie",
+    "zdroje",
+    "källor",
+    "kilder",
+    "lähteet",
+];
+
+/// Whether a heading names a bibliography, and how surely. "Notes" is deliberately absent:
+/// agent reports use it for prose that itself carries citations.
+pub fn references_title(title: &str) -> Option<TitleKind> {
     let cleaned: String = title
         .chars()
-        .map(|c| {
-            if c.is_alphabetic() {
-                c.to_ascii_lowercase()
-            } else {
-                ' '
-            }
+        .flat_map(|c| {
+            let keep = c.is_alphabetic();
+            c.to_lowercase().map(move |l| if keep { l } else { ' ' })
         })
         .collect();
     let words: Vec<&str> = cleaned.split_whitespace().collect();
     let joined = words.join(" ");
-    const EXACT: &[&str] = &[
-        "works cited",
-        "further reading",
-        "reference list",
-        "literature",
-    ];
     const KEYWORDS: &[&str] = &[
         "sources",
         "source",
@@ -108,8 +175,36 @@ pub fn is_references_title(title: &str) -> bool {
         "bibliography",
         "citations",
     ];
-    EXACT.contains(&joined.as_str())
-        || (words.len() <= 3 && words.iter().any(|w| KEYWORDS.contains(w)))
+    if EXACT_TITLES.contains(&joined.as_str()) {
+        Some(TitleKind::Exact)
+    } else if words.len() <= 3 && words.iter().any(|w| KEYWORDS.contains(w)) {
+        Some(TitleKind::Keyword)
+    } else {
+        None
+    }
+}
+
+/// A line that is only a bibliography name, bare or styled (`References`, `参考文献：`,
+/// `**Fuentes**`): a heading for the lines below it.
+fn bare_title(text: &str) -> Option<&str> {
+    let t = text
+        .trim()
+        .trim_matches(|c| c == '*' || c == '_')
+        .trim_end_matches([':', '：'])
+        .trim_matches(|c| c == '*' || c == '_')
+        .trim();
+    (!t.is_empty() && t.len() <= 60 && references_title(t) == Some(TitleKind::Exact)).then_some(t)
+}
+
+/// Whether an entry body reads as a bibliographic reference: an identifier, or an
+/// author–title–year shape (a year and a period-separated title or publisher).
+pub fn looks_like_reference(body: &str) -> bool {
+    static YEAR: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:^|[^\d])(1[5-9]\d\d|20\d\d)(?:[^\d]|$)").expect("regex"));
+    has_identifier(body)
+        || (YEAR.is_match(body)
+            && (body.matches(['.', '。', ',', '，']).count() >= 2
+                || body.contains(['《', '“', '"'])))
 }
 
 struct Line {
@@ -183,8 +278,8 @@ pub fn has_identifier(body: &str) -> bool {
 pub fn scan(src: &str, code: &[Range<usize>]) -> RefScan {
     let lines = lines(src);
     let mut scan = RefScan::default();
-    // Current references section: (start, level).
-    let mut section: Option<(usize, u8)> = None;
+    // Current references section: (start, level, how surely, its first entry).
+    let mut section: Option<(usize, u8, TitleKind, usize)> = None;
     let mut ordered_run: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -194,15 +289,26 @@ pub fn scan(src: &str, code: &[Range<usize>]) -> RefScan {
             i += 1;
             continue;
         }
-        let head = heading(src, &lines, i).or_else(|| label_line(text).map(|t| (7, t.to_string())));
+        let head = heading(src, &lines, i)
+            .or_else(|| label_line(text).map(|t| (7, t.to_string())))
+            .or_else(|| bare_title(text).map(|t| (7, t.to_string())));
         if let Some((level, title)) = head {
-            let closes = section.is_some_and(|(_, l)| level <= l || (l == 7 && level == 7));
-            if closes && let Some((start, _)) = section.take() {
-                scan.sections.push(start..line.start);
+            // A bibliography title ends a section only named like one (`Sources of
+            // Funding` … `Références`), whatever the two headings' levels.
+            let closes = section.is_some_and(|(_, l, kind, _)| {
+                level <= l
+                    || (l == 7 && level == 7)
+                    || (kind == TitleKind::Keyword
+                        && references_title(&title) == Some(TitleKind::Exact))
+            });
+            if closes && let Some((start, _, kind, first)) = section.take() {
                 renumber_lazy(&mut scan.entries, &mut ordered_run);
+                close_section(&mut scan, src, start..line.start, kind, first);
             }
-            if section.is_none() && is_references_title(&title) {
-                section = Some((line.start, level));
+            if section.is_none()
+                && let Some(kind) = references_title(&title)
+            {
+                section = Some((line.start, level, kind, scan.entries.len()));
             }
             i += 1;
             continue;
@@ -232,11 +338,37 @@ pub fn scan(src: &str, code: &[Range<usize>]) -> RefScan {
         }
         push_entry(&mut scan, src, &lines, &mut i, kind, key, body_start);
     }
-    if let Some((start, _)) = section {
-        scan.sections.push(start..src.len());
-    }
     renumber_lazy(&mut scan.entries, &mut ordered_run);
+    if let Some((start, _, kind, first)) = section {
+        close_section(&mut scan, src, start..src.len(), kind, first);
+    }
     scan
+}
+
+/// Ends a references section. One named only by a keyword (`## Sources of Funding`) is a
+/// bibliography only if some entry reads as a reference; otherwise its numbered lines are
+/// prose, not sources, and are dropped again.
+fn close_section(
+    scan: &mut RefScan,
+    src: &str,
+    range: Range<usize>,
+    kind: TitleKind,
+    first: usize,
+) {
+    let entries = &scan.entries[first.min(scan.entries.len())..];
+    let bibliographic = kind == TitleKind::Exact
+        || entries
+            .iter()
+            .any(|e| looks_like_reference(src.get(e.body.clone()).unwrap_or("")));
+    if bibliographic {
+        scan.sections.push(range);
+    } else {
+        scan.entries.retain(|e| {
+            !(e.span.start >= range.start && e.span.end <= range.end)
+                || e.kind == ReferenceKind::Footnote
+                || e.kind == ReferenceKind::LinkDefinition
+        });
+    }
 }
 
 /// Classifies one line; returns the entry kind, its key and where its body starts.
@@ -361,6 +493,8 @@ pub struct Described {
     pub text: String,
     pub title: Option<String>,
     pub source: Source,
+    /// The URL the source was read from, when the source is not the URL itself.
+    pub url: Option<String>,
 }
 
 /// Reads the source out of an entry body, preferring the identifier an auditor can resolve
@@ -440,10 +574,14 @@ pub fn describe(body: &str) -> Described {
             title = Some(clean_title(&rest));
         }
     }
+    let url = url
+        .map(|(_, u)| urls::strip_tracking(&u))
+        .filter(|_| matches!(source, Source::Doi(_) | Source::Arxiv(_) | Source::Isbn(_)));
     Described {
         text,
         title: title.map(|t| clean_title(&t)).filter(|t| !t.is_empty()),
         source,
+        url,
     }
 }
 
@@ -594,16 +732,45 @@ mod tests {
             "**References**",
             "📚 Sources cited",
             "Works Cited",
-            "Key sources:",
+            "参考文献",
+            "Références",
+            "Literatur",
+            "Источники",
+            "Fuentes",
+            "Bibliografia",
+            "출처",
         ] {
-            assert!(is_references_title(t), "{t}");
+            assert_eq!(references_title(t), Some(TitleKind::Exact), "{t}");
+        }
+        for t in ["Key sources:", "Sources of Funding"] {
+            assert_eq!(references_title(t), Some(TitleKind::Keyword), "{t}");
         }
         for t in [
             "Notes",
             "Methodology",
             "Where the sources of growth are found",
         ] {
-            assert!(!is_references_title(t), "{t}");
+            assert_eq!(references_title(t), None, "{t}");
         }
+        assert_eq!(bare_title("参考文献："), Some("参考文献"));
+        assert_eq!(bare_title("References"), Some("References"));
+        assert_eq!(bare_title("The references were checked"), None);
+    }
+
+    #[test]
+    fn entries_that_read_as_references() {
+        assert!(looks_like_reference(
+            "Santamouris, M. Cooling the cities. Solar Energy 103 (2014)."
+        ));
+        assert!(looks_like_reference(
+            "国家统计局. 2023年人口变动情况抽样调查主要数据公报. 2024."
+        ));
+        assert!(looks_like_reference("see https://example.org"));
+        assert!(!looks_like_reference(
+            "The study was funded by the city council [3]."
+        ));
+        assert!(!looks_like_reference(
+            "Additional support came from a university grant."
+        ));
     }
 }

@@ -227,11 +227,15 @@ impl<'r> Resolver<'r> {
                 } else {
                     (Mode::Closes, Shown::Removed)
                 };
+                // A mention no entry of the sources list backs is cited but unresolved: the
+                // reader cannot tell which work is meant.
+                let problem = reference.is_none().then_some(UnresolvedReason::NoEntry);
                 vec![Pending {
                     source,
                     reference,
                     mode,
                     shown,
+                    problem,
                     ..base
                 }]
             }
