@@ -364,6 +364,7 @@ impl Index {
             ops,
             limit,
             row_ratio: row_ratio.unwrap_or(wikiwit::frontier::planner::ROW_RATIO),
+            rules: wikiwit::frontier::Rules::default(),
         };
         let f = py
             .detach(|| wikiwit::frontier::plan(ix, &opts))
@@ -607,6 +608,7 @@ fn build<'py>(
         tmp_dir: None,
         expand,
         build_date: None,
+        strict: false,
     };
     let progress = PyProgress {
         callback: progress,
