@@ -268,6 +268,19 @@ fn add_prop(
     Ok(cont)
 }
 
+/// The position a list's `continue` value resumes from: its last `|`-separated field (0
+/// without one); anything else is MediaWiki's `badcontinue`.
+fn continue_from<T: std::str::FromStr + Default>(value: Option<&str>) -> Result<T, ApiError> {
+    match value {
+        Some(c) => c
+            .rsplit('|')
+            .next()
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| ApiError::new("badcontinue", "Invalid continue param.")),
+        None => Ok(T::default()),
+    }
+}
+
 fn timestamp(secs: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(secs)
         .ok()
@@ -722,14 +735,7 @@ fn list(cx: &Ctx, name: &str, g: &str) -> Result<Listed, ApiError> {
             let ns = namespaces(cx, &key("namespace"), None)?;
             let filter = p.get(&key("filterredir")).unwrap_or("all");
             let limit = p.limit(&key("limit"), 10, 500)?;
-            let from: u64 = match p.get(&key("continue")) {
-                Some(c) => c
-                    .rsplit('|')
-                    .next()
-                    .and_then(|x| x.parse().ok())
-                    .ok_or_else(|| ApiError::new("badcontinue", "Invalid continue param."))?,
-                None => 0,
-            };
+            let from: u64 = continue_from(p.get(&key("continue")))?;
             let mut count = 0;
             for (s, r) in recs {
                 if r.id < from
@@ -777,14 +783,7 @@ fn list(cx: &Ctx, name: &str, g: &str) -> Result<Listed, ApiError> {
                 None => vec!["page".into(), "subcat".into(), "file".into()],
             };
             let limit = p.limit(&key("limit"), 10, 500)?;
-            let from: usize = match p.get(&key("continue")) {
-                Some(c) => c
-                    .rsplit('|')
-                    .next()
-                    .and_then(|x| x.parse().ok())
-                    .ok_or_else(|| ApiError::new("badcontinue", "Invalid continue param."))?,
-                None => 0,
-            };
+            let from: usize = continue_from(p.get(&key("continue")))?;
             let mut count = 0;
             for (i, m) in members.iter().enumerate().skip(from) {
                 let rec = index.page(*m)?;
