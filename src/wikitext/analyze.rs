@@ -77,14 +77,14 @@ struct Walker<'a> {
     in_value: std::cell::Cell<bool>,
 }
 
-/// The plain text of a call's expansion, given the call's wikitext and the page it
+/// The plain text of a call's expansion, given the call's byte range and the page it
 /// needs (the template or module called; `None` for a parser function): `None` when the
 /// dump lacks that page, so the call renders as [`super::known`] says. Table cells and
 /// infobox values are what an auditor compares with a claimed value, and on a wiki whose
 /// templates are in the dump (`{{flag|…}}`, `{{dts|…}}`, `{{#invoke:…}}`) they are what a
 /// reader sees only after expansion. Prose keeps the known-template rendering: a
 /// top-level call there is often a whole box (an infobox, a navbox) that is not prose.
-pub type ValueExpander<'a> = dyn Fn(&str, Option<(i32, &str)>) -> Option<String> + 'a;
+pub type ValueExpander<'a> = dyn Fn(Range<u32>, Option<(i32, &str)>) -> Option<String> + 'a;
 
 /// How deep known-template rendering may nest.
 const MAX_RENDER_DEPTH: u32 = 8;
@@ -424,8 +424,10 @@ impl<'a> Walker<'a> {
             }
             CallKind::Function(_) => None,
         };
-        let src = &self.src[call.span.start as usize..call.span.end as usize];
-        expand(src, needs.as_ref().map(|(ns, k)| (*ns, k.as_str())))
+        expand(
+            call.span.clone(),
+            needs.as_ref().map(|(ns, k)| (*ns, k.as_str())),
+        )
     }
 
     /// The visible value of a well-known template (see [`super::known`]), or nothing.

@@ -56,22 +56,39 @@ pub fn analyze_expanded(
             expansion: None,
         };
     }
+    let expansion = expander.expand_page(page_ns, page_dbkey, text);
     // Table cells and infobox values show what their calls expand to, where the dump
-    // has the templates and modules called.
-    let value = |call: &str, needs: Option<(i32, &str)>| -> Option<String> {
+    // has the templates and modules called: a call of the page's own text is read from
+    // the page's expansion, a call nested in another call's argument expanded alone.
+    let value = |span: std::ops::Range<u32>, needs: Option<(i32, &str)>| -> Option<String> {
         if let Some((ns, dbkey)) = needs
             && !expander.has_page(ns, dbkey)
         {
             return None;
         }
-        let out = expander.expand_page(page_ns, page_dbkey, call);
-        let (_, t) = analyze_with_text(&out.text, page_ns, page_dbkey, codec, lang);
+        let k = expansion
+            .segments
+            .partition_point(|g| g.own.start < span.start);
+        let expanded = match expansion.segments.get(k) {
+            Some(g) if g.call && g.own == span => std::borrow::Cow::Borrowed(
+                &expansion.text[g.out.start as usize..g.out.end as usize],
+            ),
+            _ => std::borrow::Cow::Owned(
+                expander
+                    .expand_page(
+                        page_ns,
+                        page_dbkey,
+                        &text[span.start as usize..span.end as usize],
+                    )
+                    .text,
+            ),
+        };
+        let (_, t) = analyze_with_text(&expanded, page_ns, page_dbkey, codec, lang);
         let words: Vec<&str> = t.sentences().map(|(_, _, x)| x.text.as_str()).collect();
         Some(words.join(" "))
     };
     let (mut structure, plain) =
         analyze_with_values(text, (page_ns, page_dbkey), codec, lang, with_text, &value);
-    let expansion = expander.expand_page(page_ns, page_dbkey, text);
     let expanded = analyze(&expansion.text, page_ns, page_dbkey, codec, lang);
     drop_discarded_links(&mut structure, &expansion, &expanded, expander);
     merge(&mut structure, &expansion, expanded);
