@@ -421,3 +421,79 @@ fn georgian_is_not_capitalized_to_mtavruli_on_wikimedia() {
     assert_eq!(link_targets(&mw), [(0, "Მტკვარი".to_string())]);
     assert_eq!(resolved_id(&mw, "თბილისი"), Some(1));
 }
+
+/// Page 1, an older "Oder", loses its title to page 3: its categories, its links and
+/// its words must not make it appear in category members, backlinks or search results,
+/// where it would show as a second "Oder" (or as the only member of its own category).
+#[test]
+fn a_shadowed_duplicate_is_in_no_listing() {
+    let tmp = tempdir();
+    let xml = dump_xml(
+        "en",
+        "dupwiki",
+        "first-letter",
+        EN_NS,
+        &[
+            page(
+                1,
+                0,
+                "Oder",
+                "2024-01-01T00:00:00Z",
+                "The old '''Oder''' passes a zebrafish hatchery near the [[Elbe]]. [[Category:Rivers]] [[Category:Hatcheries]]",
+            ),
+            page(
+                2,
+                0,
+                "Elbe",
+                "2024-03-01T00:00:00Z",
+                "Near the [[Oder]]. [[Category:Rivers]]",
+            ),
+            page(
+                3,
+                0,
+                "Oder",
+                "2024-06-01T00:00:00Z",
+                "The new '''Oder''' meets the [[Elbe]] in zebra country. [[Category:Rivers]]",
+            ),
+        ],
+    );
+    let dump = write_dump(tmp.path(), "dup.xml", &xml);
+    let index = tmp.path().join("ix");
+    build(&dump, &index, &[]);
+    let members = ok(wikiwit()
+        .args(["category", "Rivers", "--index"])
+        .arg(&index));
+    assert!(members.contains("2 pages"), "{members}");
+    assert_eq!(members.matches("  Oder").count(), 1, "{members}");
+    let o = wikiwit()
+        .args(["category", "Hatcheries", "--index"])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "only the shadowed page is in it: {}",
+        stdout(&o)
+    );
+    let backlinks = ok(wikiwit()
+        .args(["links", "Elbe", "--in", "--index"])
+        .arg(&index));
+    assert_eq!(backlinks.matches("Oder").count(), 1, "{backlinks}");
+    let hits = |q: &str| -> Vec<u64> {
+        ok(wikiwit()
+            .args(["search", q, "--json", "--index"])
+            .arg(&index))
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["page_id"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+    };
+    assert_eq!(hits("zebra"), vec![3]);
+    assert_eq!(hits("zebrafish hatchery"), Vec::<u64>::new());
+    let oder = hits("Oder");
+    assert!(oder.contains(&3) && !oder.contains(&1), "{oder:?}");
+}

@@ -205,3 +205,155 @@ fn a_reader_during_publish_sees_the_old_or_the_new_index() {
         "the last build was the first dump"
     );
 }
+
+/// Where the kill harness aborts a build (`WIKIWIT_FAULT_POINT`, see
+/// `src/index/fault.rs`): the n-th passage (0-based) through the named point, spread
+/// over the phases — pages read, the text index fed, titles sorted, redirects
+/// resolved, store blocks and adjacency files written, the text index committed, the
+/// new index published (after the manifest, after syncing, after the swap). The dump
+/// has 206 pages, 100 of them redirects.
+const KILL_POINTS: [&str; 20] = [
+    "read:0",
+    "read:50",
+    "read:120",
+    "read:205",
+    "text:0",
+    "text:100",
+    "titles:0",
+    "titles:150",
+    "redirects:0",
+    "redirects:99",
+    "store:0",
+    "store:3",
+    "store:8",
+    "csr:0",
+    "csr:4",
+    "text-commit:0",
+    "text-commit:1",
+    "publish:0",
+    "publish:1",
+    "publish:2",
+];
+
+/// Names in `dir` other than the index and its lock file: what killed builds left.
+fn leftovers(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "ix" && n != ".ix.lock")
+        .collect();
+    v.sort();
+    v
+}
+
+/// The kill harness: a build of a real dump over an existing index dies at each of 20
+/// points across its phases, as `kill -9` would leave it. After each death the index in
+/// place verifies and answers as the previous one did (the new one once the swap is
+/// done), the next build removes what the dead one left, and a last build succeeds with
+/// nothing left beside the index.
+#[test]
+fn a_build_killed_at_any_phase_leaves_the_previous_index_intact() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let tmp = tempdir();
+    let parent = tmp.path().join("indexes");
+    std::fs::create_dir(&parent).unwrap();
+    let index = parent.join("ix");
+    let dump = data("enwiki-2016-206pages.xml.bz2");
+    build(&data("enwiki-2020-27pages-infoboxes.xml.bz2"), &index, &[]);
+    let old = export(&index, "pages");
+    let fresh = tmp.path().join("fresh");
+    build(&dump, &fresh, &["-j", "2"]);
+    let new = export(&fresh, "pages");
+    assert_ne!(old, new);
+    let mut left_before: Vec<String> = Vec::new();
+    for point in KILL_POINTS {
+        let mut cmd = wikiwit();
+        cmd.arg("build")
+            .arg(&dump)
+            .arg("--index")
+            .arg(&index)
+            .args(["-q", "-j", "2"])
+            .env("WIKIWIT_FAULT_POINT", point);
+        // SAFETY: between fork and exec only setrlimit, async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                // No core file from the abort.
+                let none = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(
+            o.status.signal(),
+            Some(libc::SIGABRT),
+            "{point}: the build was not stopped there ({:?}): {err}",
+            o.status
+        );
+        assert!(!err.contains("panicked"), "{point}: {err}");
+        ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+        let after_swap = point == "publish:2";
+        let want = if after_swap { &new } else { &old };
+        assert_eq!(
+            &export(&index, "pages"),
+            want,
+            "{point}: the index in place changed"
+        );
+        let left = leftovers(&parent);
+        assert!(left.len() <= 1, "{point}: {left:?}");
+        assert!(
+            left.iter().all(|n| !left_before.contains(n)),
+            "{point}: the build did not remove {left_before:?}"
+        );
+        left_before = left;
+    }
+    assert!(
+        !left_before.is_empty(),
+        "the last kill left its staging directory"
+    );
+    build(&dump, &index, &["-j", "2"]);
+    assert_eq!(leftovers(&parent), Vec::<String>::new());
+    ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
+    assert_eq!(export(&index, "pages"), new);
+}
+
+/// A flipped byte inside a block of a record store, which queries read without the
+/// whole-file check of `info --verify`: every command reading that block refuses with
+/// exit 2 and a message naming the file, the block and its bytes.
+#[test]
+fn query_commands_refuse_a_damaged_block() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &[]);
+    let cases: [(&str, &[&str]); 6] = [
+        ("pages.rec", &["resolve", "Danube"]),
+        ("pages.rec", &["page", "Danube"]),
+        ("structure.rec", &["sections", "Danube"]),
+        ("structure.rec", &["links", "Danube"]),
+        ("structure.rec", &["infobox", "Danube"]),
+        ("text.rec", &["text", "Danube"]),
+    ];
+    for (file, args) in cases {
+        let path = index.join(file);
+        ok(wikiwit().args(args).arg("--index").arg(&index));
+        // The file's middle is inside its one block (the table and trailer are short).
+        let original = flip(&path);
+        let o = wikiwit()
+            .args(args)
+            .arg("--index")
+            .arg(&index)
+            .output()
+            .unwrap();
+        std::fs::write(&path, original).unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file} {args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        for want in [file, "block 0", "bytes ", "CRC-32"] {
+            assert!(err.contains(want), "{file} {args:?}: no {want:?} in {err}");
+        }
+    }
+}

@@ -593,6 +593,7 @@ fn build_in_pool(
             },
             |expander, raw, loc| to_page(raw, loc, &ctx, expander.as_ref()),
             |mut p| {
+                index::fault::point("read");
                 let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
                 // Page numbers are u32 everywhere; u32::MAX is the "missing" marker.
                 if n == u32::MAX - 1 {
@@ -604,6 +605,7 @@ fn build_in_pool(
                     ts.push_encoded(&p.text).map_err(consumer)?;
                 }
                 if let Some(ti) = text_index.as_ref() {
+                    index::fault::point("text");
                     ti.add_docs(n, std::mem::take(&mut p.docs))
                         .map_err(|e| DumpError::Consumer(Box::new(e)))?;
                 }
@@ -674,6 +676,7 @@ fn build_in_pool(
     let mut group: Vec<u32> = Vec::new();
     let mut group_key: Option<Box<[u8]>> = None;
     let mut flush = |key: &[u8], group: &mut Vec<u32>| -> Result<(), BuildError> {
+        index::fault::point("titles");
         let kept = choose_duplicate(group, &pages_tmp, opts.strict, &opts.dump, &codec)?;
         for dropped in kept.dropped {
             warnings.push(&dropped)?;
@@ -700,7 +703,14 @@ fn build_in_pool(
     // The full-text index's final commit runs on its own thread, alongside the rest
     // (started only now: an error above must not leave it writing into the staging
     // directory being removed).
-    let text_commit = text_index.map(|ti| std::thread::spawn(move || ti.finish()));
+    let text_commit = text_index.map(|ti| {
+        std::thread::spawn(move || {
+            index::fault::point("text-commit");
+            let done = ti.finish();
+            index::fault::point("text-commit");
+            done
+        })
+    });
     timings.push(("sort titles".into(), mark.elapsed().as_secs_f64()));
     mark = Instant::now();
 
@@ -831,6 +841,7 @@ fn build_in_pool(
         files,
         checksums,
     };
+    index::fault::point("publish");
     manifest.write(&dir)?;
     let dir = staging.commit()?;
     Ok(BuildReport { dir, manifest })

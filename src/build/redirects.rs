@@ -62,6 +62,7 @@ impl RedirectSpool {
         let first = (0..self.pages.len())
             .into_par_iter()
             .map(|k| {
+                index::fault::point("redirects");
                 let t = targets.get(k)?;
                 Ok(match t.interwiki {
                     Some(_) => MISSING,

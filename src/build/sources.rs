@@ -76,6 +76,7 @@ pub(super) fn first_pass(
             &prefix_ns,
             map,
             |(page, time): (SourcePage, i64)| {
+                crate::index::fault::point("sources");
                 newest = newest.max(time);
                 writer
                     .push(&page)

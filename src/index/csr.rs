@@ -178,6 +178,7 @@ impl CsrWriter {
     }
 
     pub fn finish(mut self) -> Result<u64, IndexError> {
+        super::fault::point("csr");
         for part in [&mut self.groups, &mut self.lens, &mut self.values] {
             part.flush()?;
         }

@@ -5,6 +5,7 @@
 //! refuse anything else.
 
 pub mod csr;
+pub mod fault;
 mod file;
 pub mod manifest;
 pub mod pages;
@@ -31,7 +32,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// File names inside an index directory.
 pub mod files {
@@ -291,6 +292,17 @@ impl Index {
         self.manifest.counts.duplicate_titles > 0 && self.find(rec.ns, &rec.dbkey) != Some(n)
     }
 
+    /// `pages` without the shadowed ones (see [`Index::is_shadowed`]): the adjacency
+    /// files hold every page of the dump, a shadowed one too (its links and categories
+    /// were recorded as it passed), but for MediaWiki it does not exist. A page whose
+    /// record does not read stays, for the caller reading it to report.
+    fn without_shadowed(&self, mut pages: Vec<u32>) -> Vec<u32> {
+        if self.manifest.counts.duplicate_titles > 0 {
+            pages.retain(|&n| self.page(n).map_or(true, |rec| !self.is_shadowed(n, &rec)));
+        }
+        pages
+    }
+
     /// The page number of (namespace, DB key), if the page exists.
     pub fn find(&self, ns: i32, dbkey: &str) -> Option<u32> {
         self.titles.get(ns, dbkey).map(|v| v as u32)
@@ -398,13 +410,18 @@ impl Index {
 
     /// Pages linking to page `n` directly (empty on a `--pages-only` index).
     pub fn inlinks(&self, n: u32) -> Vec<u32> {
-        self.parsed
-            .as_ref()
-            .map_or_else(Vec::new, |p| p.links_in.row(n as usize))
+        self.without_shadowed(
+            self.parsed
+                .as_ref()
+                .map_or_else(Vec::new, |p| p.links_in.row(n as usize)),
+        )
     }
 
     /// Number of pages linking to page `n` directly (0 on a `--pages-only` index).
     pub fn inlink_count(&self, n: u32) -> usize {
+        if self.manifest.counts.duplicate_titles > 0 {
+            return self.inlinks(n).len();
+        }
         self.parsed
             .as_ref()
             .map_or(0, |p| p.links_in.degree(n as usize))
@@ -412,9 +429,11 @@ impl Index {
 
     /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
     pub fn redirects_to(&self, n: u32) -> Vec<u32> {
-        self.parsed
-            .as_ref()
-            .map_or_else(Vec::new, |p| p.redirects_to.row(n as usize))
+        self.without_shadowed(
+            self.parsed
+                .as_ref()
+                .map_or_else(Vec::new, |p| p.redirects_to.row(n as usize)),
+        )
     }
 
     /// Pages linking to page `n` directly or through one of its redirects.
@@ -434,7 +453,7 @@ impl Index {
             return Vec::new();
         };
         match p.red_titles.get(ns, dbkey) {
-            Some(r) => p.red_in.row(r as usize),
+            Some(r) => self.without_shadowed(p.red_in.row(r as usize)),
             None => Vec::new(),
         }
     }
@@ -442,9 +461,12 @@ impl Index {
     /// Members of the category `dbkey` (no namespace prefix); `None` if no page is in it.
     pub fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
         let p = self.parsed.as_ref()?;
-        p.categories
-            .get_raw(dbkey.as_bytes())
-            .map(|c| p.category_members.row(c as usize))
+        let members = self.without_shadowed(
+            p.categories
+                .get_raw(dbkey.as_bytes())
+                .map(|c| p.category_members.row(c as usize))?,
+        );
+        (!members.is_empty()).then_some(members)
     }
 
     /// The plain text of page number `n` (`None` if the index was built with

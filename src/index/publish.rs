@@ -116,6 +116,7 @@ impl Staging {
     pub fn commit(self) -> Result<PathBuf, IndexError> {
         let tmp_path = self.tmp.path().to_path_buf();
         sync_dir(&tmp_path)?;
+        super::fault::point("publish");
         if self.target.exists() {
             match rustix::fs::renameat_with(
                 rustix::fs::CWD,
@@ -125,6 +126,8 @@ impl Staging {
                 rustix::fs::RenameFlags::EXCHANGE,
             ) {
                 Ok(()) => {
+                    // The new index is in place, the previous one not yet removed.
+                    super::fault::point("publish");
                     // `tmp` now holds the previous index; dropping it deletes it.
                     drop(self.tmp);
                 }

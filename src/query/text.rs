@@ -159,6 +159,10 @@ pub fn search(
     let mut out = Vec::with_capacity(hits.len());
     for h in hits {
         let rec = index.page(h.page)?;
+        // A page that lost its title to a duplicate is not in the wiki.
+        if index.is_shadowed(h.page, &rec) {
+            continue;
+        }
         // A redirect's document stands for its target's lead.
         let (number, via, section) = match &rec.redirect {
             Some(rd) => match rd.resolution {

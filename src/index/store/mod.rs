@@ -10,6 +10,10 @@
 //! alone, so any page's data is still reachable in tens of microseconds without loading
 //! the store. `pages.rec`, on the hot path of title resolution, is stored uncompressed
 //! in the same layout and read in place (see [`Codec::for_kind`], `index/FORMAT.md`).
+//! Each block carries a CRC-32 in its table entry, checked the first time a reader
+//! touches the block, and the table one in the trailer, checked on opening: the file's
+//! own CRC covers everything but is only worth reading in full for `info --verify`,
+//! while a query must not decode a damaged block into a wrong answer.
 //! Records are self-describing serde values, so stores can grow fields under a new
 //! format version without a hand-written binary layout for each.
 
@@ -43,11 +47,13 @@ pub const TEXT_BLOCK_SIZE: usize = 128 << 10;
 /// for the time of the writer's compressing thread. Decoding speed does not depend on it.
 const LEVEL: i32 = 5;
 
-/// Bytes of one block-table entry: compressed end, first record, raw length (`u64`s).
-const ENTRY_LEN: usize = 24;
+/// Bytes of one block-table entry: compressed end, first record, raw length (`u64`s),
+/// CRC-32 of the block as stored (`u32`).
+const ENTRY_LEN: usize = 28;
 
-/// Bytes of the trailer: record count, block count (`u64`s), codec (`u32`).
-const TRAILER_LEN: usize = 20;
+/// Bytes of the trailer: record count, block count (`u64`s), codec, CRC-32 of the block
+/// table (`u32`s).
+const TRAILER_LEN: usize = 24;
 
 /// How the blocks of a store are stored (the trailer's codec field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,12 +8,13 @@
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::de::DeserializeOwned;
 
 use super::super::IndexError;
-use super::super::file::FramedFile;
+use super::super::file::{FramedFile, HEADER_LEN};
 use super::{Codec, ENTRY_LEN, TRAILER_LEN};
 
 /// Decoded blocks kept per store, direct-mapped by block number. Queries read a page's
@@ -43,6 +44,8 @@ pub struct Store<T> {
     pub(super) table: usize,
     codec: Codec,
     cache: [Slot; CACHE_SLOTS],
+    /// One bit per block whose checksum was found right (see [`Store::check`]).
+    checked: Box<[AtomicU64]>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -58,10 +61,16 @@ pub(super) struct BlockInfo {
     pub(super) count: usize,
     /// Length once decompressed: `count` `u32` ends, then the records.
     pub(super) raw_len: usize,
+    /// CRC-32 of the block as stored.
+    pub(super) crc: u32,
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
 }
 
 impl<T: DeserializeOwned> Store<T> {
@@ -78,7 +87,7 @@ impl<T: DeserializeOwned> Store<T> {
         let trailer = body.len() - TRAILER_LEN;
         let records = u64_at(body, trailer);
         let blocks = u64_at(body, trailer + 8);
-        let codec_id = u32::from_le_bytes(body[trailer + 16..].try_into().expect("4 bytes"));
+        let codec_id = u32_at(body, trailer + 16);
         let codec = Codec::from_u32(codec_id)
             .ok_or_else(|| corrupt(format!("unknown block codec {codec_id}")))?;
         let table_len = blocks
@@ -88,12 +97,27 @@ impl<T: DeserializeOwned> Store<T> {
         if blocks > records || (records > 0 && blocks == 0) {
             return Err(corrupt(format!("{records} records in {blocks} blocks")));
         }
+        let table = trailer - table_len as usize;
+        let (stored, actual) = (
+            u32_at(body, trailer + 20),
+            crc32fast::hash(&body[table..trailer]),
+        );
+        if stored != actual {
+            return Err(corrupt(format!(
+                "the block table (bytes {}..{}) has CRC-32 {actual:08x}, not the {stored:08x} it was written with",
+                HEADER_LEN + table,
+                HEADER_LEN + trailer
+            )));
+        }
         let store = Store {
             records: records as usize,
             blocks: blocks as usize,
-            table: trailer - table_len as usize,
+            table,
             codec,
             cache: std::array::from_fn(|_| Mutex::new(None)),
+            checked: (0..(blocks as usize).div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             file,
             _t: PhantomData,
         };
@@ -124,7 +148,7 @@ impl<T: DeserializeOwned> Store<T> {
         assert!(i < self.records, "record {i} of {}", self.records);
         let b = self.block_of(i)?;
         match self.codec {
-            Codec::Stored => self.decode(self.record(self.stored(&b), &b, i)?, i),
+            Codec::Stored => self.decode(self.record(self.stored(&b)?, &b, i)?, i),
             Codec::Zstd => {
                 let raw = self.cached(&b)?;
                 self.decode(self.record(&raw, &b, i)?, i)
@@ -195,7 +219,32 @@ impl<T: DeserializeOwned> Store<T> {
             first: first as usize,
             count: (next - first) as usize,
             raw_len: raw_len as usize,
+            crc: u32_at(body, at + 24),
         })
+    }
+
+    /// Checks block `b` against its CRC-32 the first time any reader touches it: once per
+    /// block and store, so a damaged block is an error naming where it is rather than
+    /// records decoded from wrong bytes.
+    fn check(&self, b: &BlockInfo) -> Result<(), IndexError> {
+        let (word, bit) = (&self.checked[b.number / 64], 1u64 << (b.number % 64));
+        if word.load(Ordering::Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let actual = crc32fast::hash(&self.file.body()[b.start..b.end]);
+        if actual != b.crc {
+            return Err(self.corrupt(format!(
+                "block {} (records {}..{}, bytes {}..{} of the file) has CRC-32 {actual:08x}, not the {:08x} it was written with",
+                b.number,
+                b.first,
+                b.first + b.count,
+                HEADER_LEN + b.start,
+                HEADER_LEN + b.end,
+                b.crc
+            )));
+        }
+        word.fetch_or(bit, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The block holding record `i` (`< records`): the last whose first record is not
@@ -221,9 +270,10 @@ impl<T: DeserializeOwned> Store<T> {
         Ok(b)
     }
 
-    /// A stored (uncompressed) block, in place.
-    fn stored(&self, b: &BlockInfo) -> &[u8] {
-        &self.file.body()[b.start..b.end]
+    /// A stored (uncompressed) block, in place, checked.
+    fn stored(&self, b: &BlockInfo) -> Result<&[u8], IndexError> {
+        self.check(b)?;
+        Ok(&self.file.body()[b.start..b.end])
     }
 
     /// Block `b` decompressed, from the cache when a reader decoded it recently.
@@ -239,8 +289,9 @@ impl<T: DeserializeOwned> Store<T> {
         Ok(raw)
     }
 
-    /// Block `b` decompressed, checked to have the length the table gives.
+    /// Block `b` checked and decompressed, checked to have the length the table gives.
     fn decompress(&self, b: &BlockInfo) -> Result<Vec<u8>, IndexError> {
+        self.check(b)?;
         let packed = &self.file.body()[b.start..b.end];
         let raw = DCTX.with(|cell| {
             let mut cell = cell.borrow_mut();
@@ -316,14 +367,19 @@ impl<T: DeserializeOwned> Records<'_, T> {
                     );
                 }
                 let raw = match store.codec {
-                    Codec::Stored => Vec::new(),
+                    Codec::Stored => {
+                        store.check(&b)?;
+                        Vec::new()
+                    }
                     Codec::Zstd => store.decompress(&b)?,
                 };
                 (b, raw)
             }
         };
         let record = match store.codec {
-            Codec::Stored => store.record(store.stored(&b), &b, i),
+            Codec::Stored => store
+                .stored(&b)
+                .and_then(|block| store.record(block, &b, i)),
             Codec::Zstd => store.record(&raw, &b, i),
         }
         .and_then(|bytes| store.decode(bytes, i));

@@ -208,6 +208,8 @@ struct Blocks {
     zstd: zstd::bulk::Compressor<'static>,
     packed: Vec<u8>,
     table: Spill,
+    /// CRC-32 of the block table written so far.
+    table_crc: crc32fast::Hasher,
     blocks: u64,
 }
 
@@ -221,6 +223,7 @@ impl Blocks {
             zstd: zstd::bulk::Compressor::new(LEVEL).map_err(|e| IndexError::io(path, e))?,
             packed: Vec::new(),
             table,
+            table_crc: crc32fast::Hasher::new(),
             blocks: 0,
         })
     }
@@ -234,8 +237,10 @@ impl Blocks {
     }
 
     fn write(&mut self, block: &Block) -> Result<(), IndexError> {
-        if self.codec == Codec::Stored {
+        super::super::fault::point("store");
+        let crc = if self.codec == Codec::Stored {
             self.out.write(&block.raw)?;
+            crc32fast::hash(&block.raw)
         } else {
             self.packed.clear();
             self.packed
@@ -244,12 +249,15 @@ impl Blocks {
                 .compress_to_buffer(&block.raw, &mut self.packed)
                 .map_err(|e| IndexError::io(&self.path, e))?;
             self.out.write(&self.packed)?;
-        }
+            crc32fast::hash(&self.packed)
+        };
         let end = self.out.position() - HEADER_LEN as u64;
         let mut entry = [0u8; super::ENTRY_LEN];
         entry[..8].copy_from_slice(&end.to_le_bytes());
         entry[8..16].copy_from_slice(&block.first.to_le_bytes());
-        entry[16..].copy_from_slice(&(block.raw.len() as u64).to_le_bytes());
+        entry[16..24].copy_from_slice(&(block.raw.len() as u64).to_le_bytes());
+        entry[24..].copy_from_slice(&crc.to_le_bytes());
+        self.table_crc.update(&entry);
         self.table.write(&entry)?;
         self.blocks += 1;
         Ok(())
@@ -271,7 +279,8 @@ impl Blocks {
         let mut trailer = [0u8; super::TRAILER_LEN];
         trailer[..8].copy_from_slice(&records.to_le_bytes());
         trailer[8..16].copy_from_slice(&self.blocks.to_le_bytes());
-        trailer[16..].copy_from_slice(&(self.codec as u32).to_le_bytes());
+        trailer[16..20].copy_from_slice(&(self.codec as u32).to_le_bytes());
+        trailer[20..].copy_from_slice(&self.table_crc.clone().finalize().to_le_bytes());
         self.out.write(&trailer)?;
         self.out.finish()
     }
