@@ -317,10 +317,20 @@ fn ltgwiki_expansion_agrees_with_mediawiki() {
 fn ltgwiki_build_with_expansion_agrees_with_mediawiki() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let ix = tmp.path().join("ix");
+    // ltg's messages, recorded from the oracle's MediaWiki (docs/expansion.md).
+    let messages = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/expand-mw/messages-ltg.json");
+    let messages = messages.to_str().expect("UTF-8 path");
     build(
         &data("ltgwiki-2017-complete.xml.bz2"),
         &ix,
-        &["--interwiki", "mediawiki", "--no-text"],
+        &[
+            "--interwiki",
+            "mediawiki",
+            "--no-text",
+            "--messages",
+            messages,
+        ],
     );
     let dropped: HashSet<String> = tsv("dropped.tsv")
         .into_iter()
@@ -445,6 +455,37 @@ fn ltgwiki_build_with_expansion_agrees_with_mediawiki() {
         .arg(&ix)
         .arg("{{PAGENAME}}/{{CURRENTYEAR}}/{{#expr:2*3}}"));
     assert_eq!(out, "Rēzekne/2017/6\n");
+    // The build's messages are the index's: ltg month names, time format, errors; an
+    // `expand --messages` file overrides them, and a bad one is an error naming it.
+    assert!(ix.join("messages.json").exists());
+    let out = ok(wikiwit()
+        .args(["expand", "--index"])
+        .arg(&ix)
+        .arg("{{CURRENTMONTHNAME}} {{CURRENTTIME}} {{#expr: 1 + }}"));
+    assert_eq!(
+        out,
+        "labeibys mieness 03.12 <strong class=\"error\">Izteiksmes kļūda: trūkst + operands.</strong>\n"
+    );
+    let english = tmp.path().join("english.json");
+    std::fs::write(&english, "{\"lang\": \"en\"}").expect("write");
+    let out = ok(wikiwit()
+        .args(["expand", "--messages"])
+        .arg(&english)
+        .arg("--index")
+        .arg(&ix)
+        .arg("{{CURRENTMONTHNAME}} {{CURRENTTIME}}"));
+    assert_eq!(out, "August 03:12\n");
+    std::fs::write(&english, "{\"messages\": [").expect("write");
+    let o = wikiwit()
+        .args(["expand", "--messages"])
+        .arg(&english)
+        .arg("--index")
+        .arg(&ix)
+        .arg("x")
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("english.json"), "{}", stderr(&o));
     let json = ok(wikiwit()
         .args(["expand", "--json", "--index"])
         .arg(&ix)

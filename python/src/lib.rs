@@ -609,6 +609,7 @@ fn build<'py>(
         expand,
         build_date: None,
         strict: false,
+        messages: None,
     };
     let progress = PyProgress {
         callback: progress,

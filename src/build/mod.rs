@@ -68,6 +68,10 @@ pub struct BuildOptions {
     /// Refuse a dump in which two pages have the same title (`--strict`); by default
     /// the newest revision is kept and the others are recorded as warnings.
     pub strict: bool,
+    /// The content language's messages and date formats, recorded from a MediaWiki
+    /// (`--messages`, see `docs/expansion.md`); copied into the index as
+    /// `messages.json` so that `expand` uses the same. English when `None`.
+    pub messages: Option<PathBuf>,
 }
 
 /// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
@@ -96,6 +100,31 @@ pub enum BuildError {
     Text(#[from] crate::text::search::SearchError),
     #[error("cannot start {threads} worker threads: {message}")]
     Threads { threads: usize, message: String },
+    #[error(transparent)]
+    Messages(#[from] crate::wikitext::expand::MessagesError),
+}
+
+/// The expander's configuration; the messages file, when given, is read and copied into
+/// the index (`messages.json`).
+fn expand_config(
+    site: &crate::siteinfo::SiteInfo,
+    now: i64,
+    messages: Option<&Path>,
+    dir: &Path,
+    files: &mut BTreeMap<String, u64>,
+) -> Result<ExpandConfig, BuildError> {
+    let mut config = ExpandConfig::from_site(site, now);
+    if let Some(path) = messages {
+        let m = crate::wikitext::expand::Messages::load(path)?;
+        let stored = dir.join(index::files::MESSAGES);
+        std::fs::copy(path, &stored).map_err(|e| IndexError::io(&stored, e))?;
+        let size = std::fs::metadata(&stored)
+            .map_err(|e| IndexError::io(&stored, e))?
+            .len();
+        files.insert(index::files::MESSAGES.to_string(), size);
+        config.messages = std::sync::Arc::new(m);
+    }
+    Ok(config)
 }
 
 /// Receives progress; the CLI draws a bar, tests ignore it.
@@ -537,7 +566,16 @@ fn build_in_pool(
         sources: s,
         titles: None,
     });
-    let expand_config = build_date.map(|now| ExpandConfig::from_site(&site, now));
+    let expand_config = match build_date {
+        Some(now) => Some(expand_config(
+            &site,
+            now,
+            opts.messages.as_deref(),
+            &dir,
+            &mut files,
+        )?),
+        None => None,
+    };
     let with_text = opts.text && parse;
     let mut structures: Option<StoreWriter<PageStructure>> = if parse {
         Some(StoreWriter::create(

@@ -54,6 +54,10 @@ pub struct Args {
     /// newest revision among the dump's templates, modules and messages.
     #[arg(long, value_name = "DATE", value_parser = wikiwit::build::parse_build_date)]
     build_date: Option<i64>,
+    /// The content language's messages and date formats, recorded from a MediaWiki
+    /// (`tools/mediawiki/record-messages`, see docs/expansion.md); default: English.
+    #[arg(long, value_name = "FILE")]
+    messages: Option<PathBuf>,
     /// Refuse a dump in which two pages share a title (default: keep the newest
     /// revision and record the other page in warnings.jsonl).
     #[arg(long)]
@@ -86,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         expand: !args.no_expand,
         build_date: args.build_date,
         strict: args.strict,
+        messages: args.messages.clone(),
     };
     let bar = Bar::new(args.quiet);
     let report = build(&opts, &bar, &cancel)

@@ -46,6 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         expand: true,
         build_date: None,
         strict: false,
+        messages: None,
     };
     let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
     let mut out = std::io::stdout().lock();

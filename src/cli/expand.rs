@@ -2,6 +2,8 @@
 
 use std::io::Read;
 
+use wikiwit::wikitext::expand::Messages;
+
 use super::{IndexArg, Outcome, query_cmds};
 
 #[derive(Debug, clap::Args)]
@@ -16,6 +18,11 @@ pub struct Args {
     /// One JSON object: the text, templates and modules used, warnings, limit report.
     #[arg(long)]
     json: bool,
+    /// The content language's messages, recorded from a MediaWiki
+    /// (`tools/mediawiki/record-messages`); default: the build's `--messages`, else
+    /// English.
+    #[arg(long, value_name = "FILE")]
+    messages: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -28,8 +35,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         Some(t) => t.to_string(),
     };
+    let messages = match &args.messages {
+        Some(path) => Some(std::sync::Arc::new(Messages::load(path)?)),
+        None => None,
+    };
     query_cmds::run(
-        || wikiwit::query::expand_text(&index, args.title.as_deref(), &text),
+        || wikiwit::query::expand_text_with(&index, args.title.as_deref(), &text, messages.clone()),
         |out, v| super::page::print_expansion(out, &v, args.json),
     )
 }

@@ -50,6 +50,8 @@ pub mod files {
     pub const TEXT: &str = "text.rec";
     pub const SOURCES: &str = "sources.rec";
     pub const SOURCES_MAP: &str = "sources.fst";
+    /// The build's `--messages` file, as given.
+    pub const MESSAGES: &str = "messages.json";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).

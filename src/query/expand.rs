@@ -8,7 +8,10 @@ use super::{QueryError, find_page};
 use crate::dump::{Dump, DumpError};
 use crate::index::sources::SourceLookup;
 use crate::index::{Index, IndexError};
-use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Warning};
+use std::sync::Arc;
+
+use crate::index::files;
+use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
 
 /// An expansion and what it used.
 #[derive(Debug, Clone, Serialize)]
@@ -63,6 +66,30 @@ pub fn expand_text(
     title: Option<&str>,
     text: &str,
 ) -> Result<ExpandView, QueryError> {
+    expand_text_with(index, title, text, None)
+}
+
+/// The messages the build was given (`messages.json` in the index), if any.
+pub fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, QueryError> {
+    if !index.manifest().files.contains_key(files::MESSAGES) {
+        return Ok(None);
+    }
+    let path = index.dir().join(files::MESSAGES);
+    let m = Messages::load(&path).map_err(|e| IndexError::DataCorruption {
+        path,
+        comment: e.to_string(),
+    })?;
+    Ok(Some(Arc::new(m)))
+}
+
+/// [`expand_text`] with the content language's messages (`--messages`); `None`: the
+/// index's own (the build's `--messages`), else English.
+pub fn expand_text_with(
+    index: &Index,
+    title: Option<&str>,
+    text: &str,
+    messages: Option<Arc<Messages>>,
+) -> Result<ExpandView, QueryError> {
     let sources = index.sources()?;
     let codec = index.codec();
     let t = codec
@@ -73,7 +100,10 @@ pub fn expand_text(
         sources: &sources,
         titles: Some(&titles),
     };
-    let config = ExpandConfig::from_site(&index.manifest().site, build_date(index));
+    let mut config = ExpandConfig::from_site(&index.manifest().site, build_date(index));
+    if let Some(m) = messages.map_or_else(|| index_messages(index), |m| Ok(Some(m)))? {
+        config.messages = m;
+    }
     let expander = Expander::new(&lookup, codec, config);
     let e = expander.expand_page(t.ns, &t.dbkey, text);
     let name = |(ns, k): &(i32, String)| codec.prefixed_text(*ns, k);

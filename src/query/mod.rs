@@ -12,7 +12,10 @@ pub mod text;
 use serde::Serialize;
 
 pub use category::{CategoryView, category};
-pub use expand::{ExpandView, WarningView, expand_page, expand_text, page_wikitext};
+pub use expand::{
+    ExpandView, WarningView, expand_page, expand_text, expand_text_with, index_messages,
+    page_wikitext,
+};
 pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
 pub use tables::{

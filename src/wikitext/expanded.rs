@@ -75,7 +75,7 @@ pub fn analyze_expanded(
             ),
             _ => std::borrow::Cow::Owned(
                 expander
-                    .expand_page(
+                    .expand_in_page(
                         page_ns,
                         page_dbkey,
                         &text[span.start as usize..span.end as usize],

@@ -141,11 +141,12 @@ fn default_sort(fc: &FnCall<'_, '_>, st: &mut State) -> String {
                 st.set_default_sort(&key);
             }
             if flag.is_empty() {
-                return format!(
-                    "<span class=\"error\">Warning: Default sort key \"{}\" overrides earlier default sort key \"{}\".</span>",
-                    htmlspecialchars(&key),
-                    htmlspecialchars(&old)
+                let message = fc.config().messages.format(
+                    "duplicate-defaultsort",
+                    "Warning: Default sort key \"$2\" overrides earlier default sort key \"$1\".",
+                    &[&htmlspecialchars(&old), &htmlspecialchars(&key)],
                 );
+                return format!("<span class=\"error\">{message}</span>");
             }
             String::new()
         }
@@ -469,17 +470,30 @@ fn bidi(text: &str) -> String {
 }
 
 /// `{{int:key|$1|…}}`: the wiki's own `MediaWiki:Key` page when the dump has it, else
-/// MediaWiki's rendering of an unknown message (`⧼key⧽`). The message text is expanded.
+/// the recorded message, else MediaWiki's rendering of an unknown message (`⧼key⧽`).
+/// The message text is expanded.
 fn int_message(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     let key = fc.first.trim();
     if key.is_empty() {
         return String::new();
     }
     let dbkey = ucfirst(&key.replace(' ', "_")).into_owned();
-    let Some(text) = fc.source().wikitext(8, &dbkey) else {
+    // The wiki's own page first, then MediaWiki's message as recorded (`--messages`).
+    let recorded = || {
+        let mut k = key.replace(' ', "_");
+        if let Some(c) = k.chars().next() {
+            k.replace_range(..c.len_utf8(), &c.to_lowercase().to_string());
+        }
+        fc.config().messages.messages.get(&k).cloned()
+    };
+    let Some(mut msg) = fc
+        .source()
+        .wikitext(8, &dbkey)
+        .map(Cow::into_owned)
+        .or_else(recorded)
+    else {
         return format!("⧼{}⧽", htmlspecialchars(&key.to_lowercase()));
     };
-    let mut msg = text.into_owned();
     for i in (1..fc.len()).rev() {
         let v = fc.arg(st, i);
         msg = msg.replace(&format!("${i}"), &v);

@@ -597,6 +597,15 @@ impl<'s> Expander<'s> {
         self.page_cache.borrow_mut().clear();
         // A fresh Lua state per page: no module state leaks between pages.
         self.lua.reset();
+        self.expand_in_page(ns, dbkey, text)
+    }
+
+    /// Expands `text`, a piece of the page [`expand_page`](Self::expand_page) expanded
+    /// last (a table cell, an infobox value), with that page's Lua state and cache:
+    /// MediaWiki runs one Lua engine per parse, so the modules compiled and the
+    /// `mw.loadData` tables loaded for the page serve its pieces too (each `#invoke`
+    /// still gets a fresh module environment).
+    pub fn expand_in_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
         let nodes = preprocess::preprocess(text);
         let mut st = State::new(ns, dbkey);
         st.counters.work += text.len() as u64 / 16;
@@ -971,9 +980,12 @@ impl<'s> Expander<'s> {
                 title: title_text,
                 limit,
             });
-            let text = format!(
-                "<span class=\"error\">Template recursion depth limit exceeded ({limit})</span>"
+            let message = self.config.messages.format(
+                "parser-template-recursion-depth-warning",
+                "Template recursion depth limit exceeded ($1)",
+                &[&limit.to_string()],
             );
+            let text = format!("<span class=\"error\">{message}</span>");
             self.emit(st, call, text, part1, out);
             return;
         }
@@ -1014,8 +1026,12 @@ impl<'s> Expander<'s> {
             st.warn(Warning::TemplateLoop {
                 title: title_text.clone(),
             });
-            let text =
-                format!("<span class=\"error\">Template loop detected: [[{title_text}]]</span>");
+            let message = self.config.messages.format(
+                "parser-template-loop-warning",
+                "Template loop detected: [[$1]]",
+                &[&title_text],
+            );
+            let text = format!("<span class=\"error\">{message}</span>");
             self.emit(st, call, text, &title_text, out);
             return;
         }

@@ -38,6 +38,31 @@ pub enum ExprError {
     NotANumber(String),
 }
 
+impl ExprError {
+    /// ParserFunctions' message key and parameter for this error: how it is written in
+    /// the content language (see `messages.rs`); [`Display`](std::fmt::Display) gives
+    /// the English.
+    pub fn message_key(&self) -> (&'static str, Option<String>) {
+        use ExprError::*;
+        match self {
+            StackExhausted => ("pfunc_expr_stack_exhausted", None),
+            UnexpectedNumber => ("pfunc_expr_unexpected_number", None),
+            UnrecognisedWord(w) => ("pfunc_expr_unrecognised_word", Some(w.clone())),
+            UnexpectedOperator(o) => ("pfunc_expr_unexpected_operator", Some(o.clone())),
+            MissingOperand(o) => ("pfunc_expr_missing_operand", Some(o.clone())),
+            UnexpectedClosingBracket => ("pfunc_expr_unexpected_closing_bracket", None),
+            UnrecognisedPunctuation(c) => {
+                ("pfunc_expr_unrecognised_punctuation", Some(c.to_string()))
+            }
+            UnclosedBracket => ("pfunc_expr_unclosed_bracket", None),
+            DivisionByZero => ("pfunc_expr_division_by_zero", None),
+            InvalidArgument(f) => ("pfunc_expr_invalid_argument", Some(f.clone())),
+            InvalidArgumentLn => ("pfunc_expr_invalid_argument_ln", None),
+            NotANumber(f) => ("pfunc_expr_not_a_number", Some(f.clone())),
+        }
+    }
+}
+
 /// A value: PHP keeps integers and floats apart.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Num {

@@ -96,7 +96,10 @@ fn script_errors_render_and_are_recorded() {
     assert!(e.text.contains("boom"));
     assert_eq!(warning_kinds(&e), ["script-error"]);
     let e = run_mods(&mods, &[], "{{#invoke:Echo|nosuch}}");
-    assert!(e.text.contains("The function you specified did not exist"));
+    assert!(
+        e.text
+            .contains("The function &quot;nosuch&quot; does not exist.")
+    );
     let e = run_mods(&mods, &[], "{{#iferror:{{#invoke:Echo|fail}}|caught}}");
     assert_eq!(e.text, "caught");
 }

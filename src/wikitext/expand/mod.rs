@@ -17,6 +17,7 @@ mod expander;
 mod expr;
 mod frame;
 mod lua;
+mod messages;
 mod parser_functions;
 mod php;
 mod plural;
@@ -31,6 +32,7 @@ use crate::siteinfo::SiteInfo;
 
 pub use expander::Expander;
 pub use expr::{ExprError, evaluate as evaluate_expr};
+pub use messages::{DateFormats, Messages, MessagesError};
 
 /// Where template texts come from. Namespaces are numbers, titles DB keys (underscores).
 pub trait TemplateSource {
@@ -123,6 +125,10 @@ pub struct ExpandConfig {
     pub now: i64,
     pub stats: SiteStats,
     pub limits: Limits,
+    /// The content language's messages and date formats (English when none were
+    /// recorded); shared, as every thread's expander reads the same.
+    #[serde(skip)]
+    pub messages: std::sync::Arc<Messages>,
 }
 
 impl ExpandConfig {
@@ -146,6 +152,7 @@ impl ExpandConfig {
             now,
             stats: SiteStats::default(),
             limits: Limits::default(),
+            messages: Default::default(),
         }
     }
 }

@@ -53,11 +53,11 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         }
         "#ifexpr" => match expr::truthy(&fc.first) {
             Ok(t) => fc.arg(st, if t { 1 } else { 2 }),
-            Err(e) => error(&e.to_string()),
+            Err(e) => expr_error(fc, &e),
         },
         "#expr" => match expr::evaluate(&fc.first) {
             Ok(v) => v,
-            Err(e) => error(&e.to_string()),
+            Err(e) => expr_error(fc, &e),
         },
         "#ifexist" => {
             let exists = if_exist(fc, st, &fc.first);
@@ -68,12 +68,30 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
             let date = fc.arg(st, 1);
             let now = time::at(fc.config().now);
             match time::parse(&date, now) {
-                Some(dt) if dt.year() < 0 => error("Error: #time only supports years from 0."),
-                Some(dt) if dt.year() > 9999 => {
-                    error("Error: #time only supports years up to 9999.")
+                Some(dt) if dt.year() < 0 => message_error(
+                    fc,
+                    "pfunc_time_too_small",
+                    "Error: #time only supports years from 0.",
+                ),
+                Some(dt) if dt.year() > 9999 => message_error(
+                    fc,
+                    "pfunc_time_too_big",
+                    "Error: #time only supports years up to 9999.",
+                ),
+                Some(dt) => {
+                    // A language other than the content language's: English names (the
+                    // only other language wikiwit has without a messages file for it).
+                    let lang = fc.arg(st, 2);
+                    let lang = lang.trim();
+                    let english = super::messages::Messages::default();
+                    let names = if lang.is_empty() || lang == fc.config().lang {
+                        &*fc.config().messages
+                    } else {
+                        &english
+                    };
+                    time::format(&fc.first, dt, names)
                 }
-                Some(dt) => time::format(&fc.first, dt),
-                None => error("Error: Invalid time."),
+                None => message_error(fc, "pfunc_time_error", "Error: Invalid time."),
             }
         }
         "#titleparts" => {
@@ -94,6 +112,25 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         "#invoke" => super::lua::invoke(fc, st),
         _ => return None,
     })
+}
+
+/// An expression error in the content language (English from [`expr::ExprError`]'s
+/// `Display` when the messages file lacks it).
+fn expr_error(fc: &FnCall<'_, '_>, e: &expr::ExprError) -> String {
+    let (key, param) = e.message_key();
+    let english = e.to_string();
+    let text = match param {
+        // The English already has the parameter in it.
+        Some(p) if fc.config().messages.messages.contains_key(key) => {
+            fc.config().messages.format(key, &english, &[&p])
+        }
+        _ => fc.config().messages.text(key, &english).to_string(),
+    };
+    error(&text)
+}
+
+fn message_error(fc: &FnCall<'_, '_>, key: &str, english: &str) -> String {
+    error(fc.config().messages.text(key, english))
 }
 
 fn error(message: &str) -> String {

@@ -4,6 +4,8 @@
 
 use time::{Date, Duration, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
+use super::messages::Messages;
+
 pub const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -331,8 +333,8 @@ fn roman(mut n: i64) -> String {
 
 /// `Language::sprintfDate` for the format codes of PHP's `date()` plus MediaWiki's
 /// `xg` (genitive month), `xr` (Roman numerals), `xn`/`xN` (raw digits), `\` escapes and
-/// `"quoted"` literals. Names are English.
-pub fn format(fmt: &str, dt: OffsetDateTime) -> String {
+/// `"quoted"` literals. Month and weekday names are `names`' (the content language's).
+pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
     let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
     let mut roman_next = false;
@@ -357,20 +359,24 @@ pub fn format(fmt: &str, dt: OffsetDateTime) -> String {
                 roman_next = true;
                 None
             }
-            "xg" | "F" => {
-                out.push_str(MONTHS[dt.month() as usize - 1]);
+            "F" => {
+                out.push_str(names.month_name(dt.month() as u8));
+                None
+            }
+            "xg" => {
+                out.push_str(names.month_genitive(dt.month() as u8));
                 None
             }
             "M" => {
-                out.push_str(&MONTHS[dt.month() as usize - 1][..3]);
+                out.push_str(names.month_abbrev(dt.month() as u8));
                 None
             }
             "D" => {
-                out.push_str(&DAYS[dt.weekday().number_days_from_sunday() as usize][..3]);
+                out.push_str(names.day_abbrev(dt.weekday().number_days_from_sunday()));
                 None
             }
             "l" => {
-                out.push_str(DAYS[dt.weekday().number_days_from_sunday() as usize]);
+                out.push_str(names.day_name(dt.weekday().number_days_from_sunday()));
                 None
             }
             "a" => {
@@ -485,7 +491,7 @@ mod tests {
     }
 
     fn f(fmt: &str, date: &str) -> Option<String> {
-        parse(date, now()).map(|d| format(fmt, d))
+        parse(date, now()).map(|d| format(fmt, d, &Messages::default()))
     }
 
     #[test]

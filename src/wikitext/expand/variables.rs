@@ -3,8 +3,9 @@
 //! case-sensitively, as MediaWiki registers them.
 
 use super::expander::{Expander, State};
+use super::messages::Messages;
 use super::php::{escape_wikitext, wf_urlencode};
-use super::time::{self, DAYS, MONTHS};
+use super::time;
 use crate::title::TitleCodec;
 
 /// Namespaces where `/` makes subpages (`$wgNamespacesWithSubpages` as MediaWiki 1.39
@@ -156,7 +157,7 @@ pub(super) fn variable(ex: &Expander<'_>, st: &mut State, name: &str) -> Option<
         .strip_prefix("CURRENT")
         .or_else(|| name.strip_prefix("LOCAL"))
     {
-        return date_variable(rest, cfg.now);
+        return date_variable(rest, cfg.now, &cfg.messages);
     }
     let host = cfg
         .server
@@ -192,7 +193,7 @@ pub(super) fn variable(ex: &Expander<'_>, st: &mut State, name: &str) -> Option<
 }
 
 /// `CURRENT…` / `LOCAL…` (the wiki's local time zone is taken to be UTC).
-fn date_variable(rest: &str, now: i64) -> Option<String> {
+fn date_variable(rest: &str, now: i64, names: &Messages) -> Option<String> {
     let dt = time::at(now);
     let month = dt.month() as usize;
     let dow = dt.weekday().number_days_from_sunday() as usize;
@@ -200,16 +201,17 @@ fn date_variable(rest: &str, now: i64) -> Option<String> {
         "YEAR" => format!("{:04}", dt.year()),
         "MONTH" | "MONTH2" => format!("{month:02}"),
         "MONTH1" => month.to_string(),
-        "MONTHNAME" | "MONTHNAMEGEN" => MONTHS[month - 1].to_string(),
-        "MONTHABBREV" => MONTHS[month - 1][..3].to_string(),
+        "MONTHNAME" => names.month_name(month as u8).to_string(),
+        "MONTHNAMEGEN" => names.month_genitive(month as u8).to_string(),
+        "MONTHABBREV" => names.month_abbrev(month as u8).to_string(),
         "DAY" => dt.day().to_string(),
         "DAY2" => format!("{:02}", dt.day()),
-        "DAYNAME" => DAYS[dow].to_string(),
+        "DAYNAME" => names.day_name(dow as u8).to_string(),
         "DOW" => dow.to_string(),
         "WEEK" => dt.iso_week().to_string(),
-        "TIME" => format!("{:02}:{:02}", dt.hour(), dt.minute()),
+        "TIME" => time::format(&names.date_formats.time, dt, names),
         "HOUR" => format!("{:02}", dt.hour()),
-        "TIMESTAMP" => time::format("YmdHis", dt),
+        "TIMESTAMP" => time::format("YmdHis", dt, names),
         _ => return None,
     })
 }

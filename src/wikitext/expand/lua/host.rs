@@ -207,12 +207,12 @@ pub(super) fn run(
         let host = scope.create_function(|lua, args: MultiValue| ctx.call(lua, args))?;
         page.iface.set("host", host)?;
         let invoke: Function = page.iface.get("invoke")?;
-        invoke.call::<(bool, Value, Option<bool>)>((chunk, function))
+        invoke.call::<(bool, Value, Option<String>)>((chunk, function))
     });
     let _ = page.iface.set("host", previous);
     match result {
         Ok((true, v, _)) => Ok(value_string(&v)),
-        Ok((false, v, Some(true))) => Err(Failure::Script(value_string(&v))),
+        Ok((false, v, Some(kind))) => Err(Failure::Script(kind, value_string(&v))),
         Ok((false, v, _)) => Err(Failure::Lua(value_string(&v))),
         Err(e) => Err(lua_err(e)),
     }

@@ -28,6 +28,7 @@ use rustc_hash::FxHashMap;
 
 use super::ExpandConfig;
 use super::expander::{Expander, FnCall, State};
+use super::messages::Messages;
 use super::php::htmlspecialchars;
 use crate::title::TitleCodec;
 
@@ -101,6 +102,12 @@ fn site_table(lua: &Lua, config: &ExpandConfig, codec: &TitleCodec) -> mlua::Res
         list.set(i + 1, ns)?;
     }
     site.set("namespaces", list)?;
+    let m = &config.messages;
+    let separators = lua.create_table()?;
+    separators.set("comma", m.text("comma-separator", ", "))?;
+    let conjunction = format!("{}{}", m.text("and", " and"), m.text("word-separator", " "));
+    separators.set("conjunction", conjunction)?;
+    site.set("separators", separators)?;
     Ok(site)
 }
 
@@ -230,30 +237,68 @@ fn script_error(st: &mut State, message: &str) -> String {
     )
 }
 
-/// `Module:X:12: msg` → `Lua error in Module:X at line 12: msg.` as Scribunto words it.
-fn describe(raw: &str) -> String {
+/// `Module:X:12: msg` → `Lua error in Module:X at line 12: msg.` as Scribunto words it
+/// (in the content language: `scribunto-lua-error-location`, `scribunto-module-line`).
+fn describe(m: &Messages, raw: &str) -> String {
     let first = raw.lines().next().unwrap_or("");
     if let Some((head, msg)) = first.split_once(": ")
         && let Some((chunk, line)) = head.rsplit_once(':')
         && !line.is_empty()
         && line.bytes().all(|b| b.is_ascii_digit())
     {
-        return format!("Lua error in {chunk} at line {line}: {msg}.");
+        let at = m.format("scribunto-module-line", "$1 at line $2", &[chunk, line]);
+        return m.format(
+            "scribunto-lua-error-location",
+            "Lua error in $1: $2.",
+            &[&at, msg],
+        );
     }
-    format!("Lua error: {first}.")
+    lua_error(m, first)
+}
+
+/// `Lua error: msg.`
+fn lua_error(m: &Messages, msg: &str) -> String {
+    m.format("scribunto-lua-error", "Lua error: $2.", &["", msg])
+}
+
+/// Scribunto's own errors by message key, with the module or function as `$2`.
+fn common_error(m: &Messages, key: &str, name: &str) -> String {
+    let english = match key {
+        "scribunto-common-nofunction" => "Script error: You must specify a function to call.",
+        "scribunto-common-nosuchmodule" => "Script error: No such module \"$2\".",
+        "scribunto-common-nosuchfunction" => "Script error: The function \"$2\" does not exist.",
+        "notarrayreturn" => {
+            return m.format(
+                "scribunto-lua-notarrayreturn",
+                "Script error: The module returned a $2 value. It is supposed to return an export table.",
+                &["", name],
+            );
+        }
+        other => return m.format("scribunto-error-short", "Script error: $1", &[other]),
+    };
+    m.format(key, english, &["", name])
+}
+
+/// The page's Lua time ran out.
+fn timeout(m: &Messages) -> String {
+    let text = m.text("scribunto-common-timeout", TIMEOUT_MESSAGE);
+    // The message ends with a full stop, which `scribunto-lua-error` adds.
+    lua_error(m, text.strip_suffix('.').unwrap_or(text))
 }
 
 /// `{{#invoke:Module|function|…}}`.
 pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     // Scribunto checks that a function is named before it looks at the module.
+    let m = &*fc.config().messages;
     if fc.len() < 2 {
-        return script_error(st, "Script error: You must specify a function to call.");
+        return script_error(st, &common_error(m, "scribunto-common-nofunction", ""));
     }
     let module = fc.first.clone();
     let title = match fc.codec().parse(&module, NS_MODULE) {
         Ok(t) if t.ns == NS_MODULE && t.interwiki.is_none() && !t.dbkey.is_empty() => t,
         _ => {
-            return script_error(st, &format!("Script error: No such module \"{module}\"."));
+            let text = common_error(m, "scribunto-common-nosuchmodule", &module);
+            return script_error(st, &text);
         }
     };
     st.record_template(title.ns, &title.dbkey);
@@ -261,7 +306,7 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     st.record_invoke(&name);
     let function = fc.arg(st, 1);
     if function.is_empty() {
-        return script_error(st, "Script error: You must specify a function to call.");
+        return script_error(st, &common_error(m, "scribunto-common-nofunction", ""));
     }
     let ex = fc.ex;
     let page = match ex.page_lua() {
@@ -274,11 +319,12 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     let chunk = match page.module(ex, title.ns, &title.dbkey) {
         None => {
             st.script_error(&name, "no such module");
-            return script_error(st, &format!("Script error: No such module \"{module}\"."));
+            let text = common_error(m, "scribunto-common-nosuchmodule", &module);
+            return script_error(st, &text);
         }
         Some(Err(msg)) => {
             st.script_error(&name, &msg);
-            return script_error(st, &describe(&msg));
+            return script_error(st, &describe(m, &msg));
         }
         Some(Ok(f)) => f,
     };
@@ -287,7 +333,7 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     page.budget.used.set(st.lua_used());
     if page.budget.used.get() >= page.budget.limit.get() {
         st.lua_timeout(&name);
-        return script_error(st, &format!("Lua error: {TIMEOUT_MESSAGE}"));
+        return script_error(st, &timeout(m));
     }
     page.budget.timed_out.set(false);
     let result = host::run(
@@ -301,29 +347,34 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     st.set_lua_used(page.budget.used.get());
     match result {
         Ok(text) => text,
-        Err(Failure::Script(msg)) => {
-            st.script_error(&name, &msg);
-            script_error(st, &format!("Script error: {msg}"))
+        Err(Failure::Script(kind, detail)) => {
+            st.script_error(&name, &format!("{kind}: {detail}"));
+            let key = match kind.as_str() {
+                "nosuchfunction" => "scribunto-common-nosuchfunction",
+                other => other,
+            };
+            script_error(st, &common_error(m, key, &detail))
         }
         Err(Failure::Lua(msg)) => {
             if page.budget.timed_out.get() || msg.contains(TIMEOUT_MESSAGE) {
                 st.lua_timeout(&name);
-                return script_error(st, &format!("Lua error: {TIMEOUT_MESSAGE}"));
+                return script_error(st, &timeout(m));
             }
             if msg.contains("not enough memory") {
                 st.lua_memory(&name);
-                return script_error(st, "Lua error: not enough memory.");
+                return script_error(st, &lua_error(m, "not enough memory"));
             }
             st.script_error(&name, &msg);
-            script_error(st, &describe(&msg))
+            script_error(st, &describe(m, &msg))
         }
     }
 }
 
 /// How an invocation failed.
 pub(super) enum Failure {
-    /// Scribunto's own errors ("The function you specified did not exist.").
-    Script(String),
+    /// Scribunto's own errors: the kind (`nosuchfunction`, `notarrayreturn`) and the
+    /// function's name or the type the module returned.
+    Script(String, String),
     /// An error raised while the module ran.
     Lua(String),
 }

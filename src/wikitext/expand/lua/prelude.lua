@@ -472,9 +472,11 @@ function text.gsplit(s, pattern, plain)
 		return piece
 	end
 end
+-- The content language's separators (MediaWiki's `comma-separator`, and `and` followed
+-- by `word-separator`).
 function text.listToText(list, separator, conjunction)
-	separator = separator or ', '
-	conjunction = conjunction or ' and '
+	separator = separator or site.separators.comma
+	conjunction = conjunction or site.separators.conjunction
 	local n = #list
 	if n == 0 then
 		return ''
@@ -1741,15 +1743,14 @@ local function invoke(chunk, fname)
 	rawsetfenv(chunk, env)
 	local ok, exports = pcall(chunk)
 	if not ok then
-		return false, exports, false
+		return false, exports, nil
 	end
 	if type(exports) ~= 'table' then
-		return false, 'The module returned a ' .. type(exports)
-			.. ' value, it is supposed to export a table.', true
+		return false, type(exports), 'notarrayreturn'
 	end
 	local fn = exports[fname]
 	if type(fn) ~= 'function' then
-		return false, 'The function you specified did not exist.', true
+		return false, fname, 'nosuchfunction'
 	end
 	local frame = newFrame(0)
 	local old = currentFrame
@@ -1757,7 +1758,7 @@ local function invoke(chunk, fname)
 	local results = { pcall(fn, frame) }
 	currentFrame = old
 	if not results[1] then
-		return false, results[2], false
+		return false, results[2], nil
 	end
 	local out = {}
 	for i = 2, #results do
