@@ -12,6 +12,7 @@ pub mod dump;
 pub mod eval;
 pub mod export;
 pub mod frontier;
+pub mod html;
 pub mod index;
 pub mod json_file;
 pub mod lists;

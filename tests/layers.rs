@@ -34,7 +34,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("frontier", 3),
     ("eval", 3),
     ("cite", 3),
-    // 4: the index served to clients (HTTP Action API, /v1/, MCP).
+    // 4: the index served to clients (HTTP Action API, /v1/, MCP) and the pages for
+    // people (HTML reports and page views), which render the checks' results.
+    ("html", 4),
     ("serve", 4),
     // 5: the binary (`src/main.rs`, `src/cli/`), which may name anything.
     ("main", 5),

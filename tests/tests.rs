@@ -15,6 +15,7 @@ mod faults;
 mod formats;
 mod frontier;
 mod hostile;
+mod html;
 mod layers;
 mod locator;
 mod oracle;

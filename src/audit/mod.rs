@@ -94,6 +94,9 @@ pub struct Options {
     pub threads: usize,
     /// Rows checked per parallel batch (bounds memory).
     pub batch: usize,
+    /// Also return every finding in [`Summary::kept`] (for a report rendered from the
+    /// run; memory grows with the findings).
+    pub keep_findings: bool,
 }
 
 impl Default for Options {
@@ -101,6 +104,7 @@ impl Default for Options {
         Options {
             threads: 0,
             batch: 8192,
+            keep_findings: false,
         }
     }
 }
@@ -123,6 +127,9 @@ pub struct Summary {
     /// Lifecycle states this run recorded (`proposed`, `staged`, `audited`, `repaired`).
     pub states: Vec<String>,
     pub findings_log: PathBuf,
+    /// This run's findings in log order, when [`Options::keep_findings`] asked for them.
+    #[serde(skip)]
+    pub kept: Vec<Finding>,
 }
 
 /// Shared state of one audit.
@@ -285,6 +292,7 @@ pub fn audit(
         findings_log: findings_log.to_path_buf(),
         ..Default::default()
     };
+    let keep = opts.keep_findings;
     summary.states = log.begin(
         &audit_id,
         contract_path,
@@ -301,7 +309,7 @@ pub fn audit(
     let mut reader = rows::RowReader::open(rows_path).map_err(rows_err)?;
     let mut table = table_checks::TableState::default();
     let mut header_findings = row_checks::header_findings(&ctx, reader.header(), reader.format());
-    record(&mut summary, &mut log, &mut header_findings)?;
+    record(&mut summary, &mut log, &mut header_findings, keep)?;
     loop {
         let batch = reader.batch(opts.batch.max(1)).map_err(rows_err)?;
         if batch.is_empty() {
@@ -320,7 +328,7 @@ pub fn audit(
             if o.findings.iter().any(|f| f.severity == Severity::Blocking) {
                 summary.rows_blocked += 1;
             }
-            record(&mut summary, &mut log, &mut o.findings)?;
+            record(&mut summary, &mut log, &mut o.findings, keep)?;
             table.add(o.summary);
         }
     }
@@ -334,7 +342,7 @@ pub fn audit(
             table.mark_blocked(r);
         }
     }
-    record(&mut summary, &mut log, &mut table_findings)?;
+    record(&mut summary, &mut log, &mut table_findings, keep)?;
     let after = sha256_file(rows_path)?;
     if after != rows_sha {
         return Err(AuditError::Changed {
@@ -352,6 +360,7 @@ fn record(
     summary: &mut Summary,
     log: &mut log::Log,
     findings: &mut Vec<Finding>,
+    keep: bool,
 ) -> Result<(), AuditError> {
     for f in findings.drain(..) {
         summary.findings += 1;
@@ -362,6 +371,9 @@ fn record(
             Severity::Advisory => summary.advisory += 1,
         }
         log.write(&f)?;
+        if keep {
+            summary.kept.push(f);
+        }
     }
     Ok(())
 }

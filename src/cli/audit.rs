@@ -22,6 +22,8 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    html: super::HtmlArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -33,11 +35,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     });
     let opts = wikiwit::audit::Options {
         threads: args.threads,
+        keep_findings: args.html.file.is_some(),
         ..Default::default()
     };
     let start = std::time::Instant::now();
     let s = wikiwit::audit::audit(&index, &args.contract, &args.rows, &log, &opts)?;
     let secs = start.elapsed().as_secs_f64();
+    if let Some(file) = &args.html.file {
+        let inputs = wikiwit::html::audit::Inputs {
+            contract: &args.contract.display().to_string(),
+            rows: &args.rows.display().to_string(),
+        };
+        let page = wikiwit::html::audit::report(&s, &s.kept, &inputs, &args.html.links());
+        super::write_html(file, &page)?;
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         super::print_json(&mut out, &s)?;

@@ -48,6 +48,8 @@ enum Sub {
         /// The claim a marker vouches for, scored for support (see `cite parse --claim`).
         #[arg(long, value_enum, default_value = "sentence")]
         claim: ClaimArg,
+        #[command(flatten)]
+        html: super::HtmlArg,
     },
     /// Score WiCE claims against their cited sentences; F1, precision, recall, accuracy, ROC-AUC.
     EvalSupport {
@@ -97,6 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             tiers,
             as_of,
             claim,
+            html,
         } => {
             let options = CheckOptions {
                 tiers: match tiers {
@@ -110,6 +113,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             let index = index.open()?;
             let checked = check::check_report(&index, &text, &parsed, &options)?;
             let name = report.display().to_string();
+            if let Some(file) = &html.file {
+                let page = wikiwit::html::cite::report(&checked, &name, &html.links());
+                super::write_html(file, &page)?;
+            }
             if json {
                 super::print_json(&mut out, &checked)?;
             } else if markdown {

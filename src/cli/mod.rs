@@ -10,6 +10,7 @@ mod eval;
 mod expand;
 mod export;
 mod frontier;
+mod html_arg;
 mod info;
 mod infobox;
 mod links;
@@ -26,6 +27,7 @@ mod siblings;
 mod table;
 mod text;
 
+pub use html_arg::{HtmlArg, write_html};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -13,6 +13,7 @@
 pub mod action;
 pub mod mcp;
 mod native;
+mod pages;
 mod params;
 pub mod tools;
 
@@ -118,6 +119,7 @@ pub fn router(state: Arc<State>) -> Router {
             axum::routing::get(action::handle).post(action::handle),
         )
         .nest("/v1", native::routes())
+        .merge(pages::routes())
         .fallback(|| async { plain_error(StatusCode::NOT_FOUND, "no such path") })
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
         .layer(TimeoutLayer::with_status_code(

@@ -229,6 +229,18 @@ pub struct AuditIn {
 
 /// Audits staged rows against a contract; the summary and every finding.
 pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
+    let summary = run_audit(index, i)?;
+    let mut v = to_value(&summary)?;
+    if let Some(o) = v.as_object_mut() {
+        // The temporary log is gone when this returns; the findings are the answer.
+        o.remove("findings_log");
+        o.insert("findings_list".into(), to_value(&summary.kept)?);
+    }
+    Ok(v)
+}
+
+/// The audit of `i` in a temporary directory, its findings kept in the summary.
+pub fn run_audit(index: &Index, i: &AuditIn) -> Result<crate::audit::Summary, ToolError> {
     let ext = match i.format.as_deref() {
         None | Some("jsonl") => "jsonl",
         Some("csv") => "csv",
@@ -250,22 +262,12 @@ pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
         &serde_json::to_vec(&i.contract).unwrap_or_default(),
     )?;
     write(&rows, i.rows.as_bytes())?;
-    let summary = crate::audit::audit(index, &contract, &rows, &log, &Default::default())
-        .map_err(|e| ToolError::BadRequest(e.to_string()))?;
-    let findings: Vec<Value> = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        // The log also holds the audit's header and summary records; findings name a check.
-        .filter(|f| f.get("check").is_some())
-        .collect();
-    let mut v = to_value(&summary)?;
-    if let Some(o) = v.as_object_mut() {
-        // The temporary log is gone when this returns; the findings are the answer.
-        o.remove("findings_log");
-        o.insert("findings_list".into(), Value::Array(findings));
-    }
-    Ok(v)
+    let opts = crate::audit::Options {
+        keep_findings: true,
+        ..Default::default()
+    };
+    crate::audit::audit(index, &contract, &rows, &log, &opts)
+        .map_err(|e| ToolError::BadRequest(e.to_string()))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -276,12 +278,19 @@ pub struct CiteIn {
 
 /// Checks every citation of a report: existence, locator, support, quality.
 pub fn cite_check(index: &Index, i: &CiteIn) -> Result<Value, ToolError> {
+    to_value(&check_citations(index, i)?)
+}
+
+/// The typed check of `i`'s citations, as `cite check` makes it with default options.
+pub fn check_citations(
+    index: &Index,
+    i: &CiteIn,
+) -> Result<crate::cite::check::CheckReport, ToolError> {
     let parsed = crate::cite::parse::parse_report(&i.markdown);
-    let checked = crate::cite::check::check_report(
+    Ok(crate::cite::check::check_report(
         index,
         &i.markdown,
         &parsed,
         &crate::cite::check::CheckOptions::default(),
-    )?;
-    to_value(&checked)
+    )?)
 }

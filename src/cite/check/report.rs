@@ -140,7 +140,7 @@ fn num(r: Option<f64>) -> String {
 }
 
 /// The metric lines shared by both renderings: (name, value).
-fn metric_rows(s: &Summary) -> Vec<(&'static str, String)> {
+pub fn metric_rows(s: &Summary) -> Vec<(&'static str, String)> {
     let kinds: Vec<String> = s
         .by_kind
         .iter()
