@@ -485,14 +485,16 @@ impl PreparedAudit {
     }
 
     /// Row-level checks of `rows`, a list of `(row_number, line, json_text)`: returns
-    /// `(findings, summaries)`, the findings as dicts (as in the findings log) and one
-    /// JSON summary per row for [`PreparedAudit::table_findings`].
+    /// `(findings, summaries, groups)`, the findings as dicts (as in the findings log),
+    /// one JSON summary per row for [`PreparedAudit::table_findings`] or
+    /// [`PreparedAudit::key_group`], and each row's key group (equal keys, equal group).
+    #[allow(clippy::type_complexity)]
     fn check_rows<'py>(
         &self,
         py: Python<'py>,
         index: &Index,
         rows: Vec<(usize, u64, String)>,
-    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>, Vec<u64>)> {
         let ix = index.parsed()?;
         let out = py
             .detach(|| {
@@ -509,12 +511,44 @@ impl PreparedAudit {
             .map_err(index_err)?;
         let mut findings = Vec::new();
         let mut summaries = Vec::with_capacity(out.len());
+        let mut groups = Vec::with_capacity(out.len());
         for (f, s) in out {
             findings.extend(f);
-            summaries
-                .push(serde_json::to_string(&s).map_err(|e| WikiwitError::new_err(e.to_string()))?);
+            groups.push(wikiwit::audit::pieces::group_key(&s));
+            summaries.push(to_json(&s)?);
         }
-        Ok((py_value(py, &findings)?, summaries))
+        Ok((py_value(py, &findings)?, summaries, groups))
+    }
+
+    /// Key integrity over one key group's summaries (every row of the group's keys, in
+    /// row order): returns `(findings, part)`, `part` a JSON text for `merged_findings`.
+    fn key_group<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Index,
+        summaries: Vec<String>,
+    ) -> PyResult<(Bound<'py, PyAny>, String)> {
+        let ix = index.parsed()?;
+        let parsed = parse_summaries(&summaries)?;
+        let (f, part) = py.detach(|| wikiwit::audit::pieces::key_group(&self.inner, ix, parsed));
+        Ok((py_value(py, &f)?, to_json(&part)?))
+    }
+
+    /// The whole-table checks over every key group's part (JSON texts from `key_group`,
+    /// any order); `rows` is the table's row count.
+    fn merged_findings<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Index,
+        parts: Vec<String>,
+        rows: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ix = index.parsed()?;
+        let parsed: Vec<wikiwit::audit::pieces::TablePart> = parse_json(&parts, "a table part")?;
+        let f = py
+            .detach(|| wikiwit::audit::pieces::merged_findings(&self.inner, ix, parsed, rows))
+            .map_err(index_err)?;
+        py_value(py, &f)
     }
 
     /// Table-level checks over every row's summary (JSON texts from `check_rows`, in
@@ -527,16 +561,29 @@ impl PreparedAudit {
         rows: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let ix = index.parsed()?;
-        let parsed: Vec<wikiwit::audit::RowSummary> = summaries
-            .iter()
-            .map(|s| serde_json::from_str(s))
-            .collect::<Result<_, _>>()
-            .map_err(|e| InvalidInputError::new_err(format!("a row summary: {e}")))?;
+        let parsed = parse_summaries(&summaries)?;
         let f = py
             .detach(|| wikiwit::audit::pieces::table_findings(&self.inner, ix, parsed, rows))
             .map_err(index_err)?;
         py_value(py, &f)
     }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| WikiwitError::new_err(e.to_string()))
+}
+
+fn parse_summaries(summaries: &[String]) -> PyResult<Vec<wikiwit::audit::RowSummary>> {
+    parse_json(summaries, "a row summary")
+}
+
+/// JSON texts handed back from an earlier stage; `what` names them in the error.
+fn parse_json<T: serde::de::DeserializeOwned>(texts: &[String], what: &str) -> PyResult<Vec<T>> {
+    texts
+        .iter()
+        .map(|s| serde_json::from_str(s))
+        .collect::<Result<_, _>>()
+        .map_err(|e| InvalidInputError::new_err(format!("{what}: {e}")))
 }
 
 fn export_err(e: wikiwit::export::ExportError) -> PyErr {

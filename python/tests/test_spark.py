@@ -1,6 +1,7 @@
 """wikiwit.spark in local[2]: the audit's findings equal, as a multiset, those of the
 single-machine audit of the same rows, with the rows spread over several partitions
-(so duplicate keys and table-level counts cross partition boundaries)."""
+(so duplicate keys and table-level counts cross partition boundaries) and key integrity
+run in several tasks."""
 
 import json
 from collections import Counter
@@ -11,6 +12,7 @@ from conftest import REPO
 
 pyspark = pytest.importorskip("pyspark")
 
+import wikiwit  # noqa: E402
 from wikiwit import spark as wspark  # noqa: E402
 
 
@@ -52,8 +54,13 @@ def test_spark_audit_equals_the_single_machine_audit(session, rivers, tmp_path):
     rows_df = session.createDataFrame(parts, rows_df.schema)
     assert rows_df.rdd.getNumPartitions() == 5
 
+    # Key integrity in three tasks: the rows' key groups fall into more than one.
+    prepared = wikiwit.PreparedAudit(contract.read_bytes(), "contract", "")
+    _, _, groups = prepared.check_rows(ix._ix, [(n, n + 1, l) for n, l in enumerate(lines * 3)])
+    assert len({wspark.table_partition(g, 3) for g in groups}) >= 2
+
     out = tmp_path / "findings.parquet"
-    got_df = wspark.audit(rows_df, contract, ix.path, output=str(out))
+    got_df = wspark.audit(rows_df, contract, ix.path, output=str(out), table_partitions=3)
     got = [r.asDict() for r in got_df.collect()]
     assert Counter(map(key, got)) == Counter(map(key, want))
     assert out.is_dir()
@@ -77,3 +84,49 @@ def test_spark_check_citations_equals_the_bindings(session, enwiki):
         by_report.setdefault(r["report"], []).append(json.loads(r["check"]))
     for rid in ("r1", "r2"):
         assert sorted(by_report[rid], key=json.dumps) == sorted(want, key=json.dumps)
+
+
+def test_the_spark_submit_job_audits_a_parquet_file_of_rows(rivers, tmp_path):
+    """python/examples/audit_job.py under spark-submit in local[2]: the findings it writes
+    equal those of the single-machine audit of the same rows."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ix, _ = rivers
+    contract = REPO / "tests/data/rivers/transboundary-contract.json"
+    lines = [l for l in (REPO / "tests/data/rivers/transboundary-rows.jsonl").read_text().splitlines() if l.strip()]
+    table = pa.Table.from_pylist([json.loads(l) for l in lines * 2])
+    pq.write_table(table, tmp_path / "rows.parquet", row_group_size=7)
+    # The reference sees the rows as the job does: absent fields are nulls in Parquet.
+    staged = tmp_path / "rows.jsonl"
+    staged.write_text("".join(json.dumps(r) + "\n" for r in table.to_pylist()))
+    want = ix.audit(contract, staged)["findings"]
+
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    out = tmp_path / "findings.parquet"
+    p = subprocess.run(
+        [str(submit), "--master", "local[2]", "--driver-memory", "1g", "--conf", "spark.ui.enabled=false",
+         str(REPO / "python/examples/audit_job.py"), str(tmp_path / "rows.parquet"), str(contract),
+         str(ix.path), str(out), "--table-partitions", "2"],
+        capture_output=True, text=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+    )
+    assert p.returncode == 1, p.stderr[-3000:]
+    blocking = sum(f["severity"] == "blocking" for f in want)
+    assert f"{len(want)} findings ({blocking} blocking)" in p.stdout
+    got = pq.read_table(out).to_pylist()
+    assert Counter(map(key, got)) == Counter(map(key, want))
+
+    # A contract that does not parse: exit code 2 and the reason, before any task.
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    p = subprocess.run(
+        [str(submit), "--master", "local[1]", str(REPO / "python/examples/audit_job.py"),
+         str(tmp_path / "rows.parquet"), str(bad), str(ix.path), str(tmp_path / "f2")],
+        capture_output=True, text=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable},
+    )
+    assert p.returncode == 2 and "audit_job:" in p.stderr, p.stderr[-3000:]

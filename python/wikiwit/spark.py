@@ -10,10 +10,13 @@ Audits run in two stages (docs/python.md):
 1. **row-level checks** (schema, locators, values, claims, dates, filters): every
    partition is checked where it lies, in parallel; each row yields its findings and a
    compact summary (key identity, first key, source page);
-2. **table-level checks** (key integrity, cardinality, coverage, provenance,
-   exhaustiveness): the summaries are sorted by row number and folded in **one task**,
-   so a duplicate key in another partition, or a cardinality over the whole table, is
-   found exactly as a single-machine ``wikiwit audit`` finds it.
+2. **key integrity, partitioned by key**: the summaries are shuffled by their key
+   group (a hash of the key identity, so equal keys meet in one partition) into
+   ``table_partitions`` tasks; each sorts its rows by row number and reports its
+   duplicates, exactly as a single-machine ``wikiwit audit`` does, and leaves a small
+   part (the source pages cited, and the first keys when a count source needs them);
+3. **whole-table checks** (cardinality, coverage, provenance, exhaustiveness): the
+   parts are merged in one small task.
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ def audit(
     json_col: Optional[str] = "value",
     audit_id: Optional[str] = None,
     output: Optional[str] = None,
+    table_partitions: Optional[int] = None,
 ):
     """Audits the staged rows of ``rows_df`` against ``contract``; returns the findings
     DataFrame (columns: :data:`FINDING_FIELDS`), also written as Parquet to ``output``
@@ -99,6 +103,8 @@ def audit(
     the line of row *n* is *n + 1*, as in a JSON lines file without blank lines.
     ``contract`` is a contract file path, its bytes or a dict. ``audit_id`` goes into
     every finding (default: a hash of the contract and the index).
+    ``table_partitions`` is the number of key-integrity tasks (default: as many as the
+    rows have partitions).
     """
     spark = rows_df.sparkSession
     if isinstance(contract, dict):
@@ -123,11 +129,11 @@ def audit(
         batch = []
 
         def flush():
-            findings, summaries = prepared.check_rows(ix._ix, batch)
+            findings, summaries, groups = prepared.check_rows(ix._ix, batch)
             for f in findings:
-                yield ("f", f.get("row") or 0, json.dumps(f))
-            for (n, _, _), s in zip(batch, summaries):
-                yield ("s", n, s)
+                yield ("f", json.dumps(f))
+            for (n, _, _), s, g in zip(batch, summaries, groups):
+                yield ("s", (g, (n, s)))
 
         for row, n in items:
             batch.append((n, n + 1, _row_json(row, json_col)))
@@ -137,21 +143,39 @@ def audit(
         if batch:
             yield from flush()
 
+    def key_stage(items):
+        summaries = [s for _, s in sorted((v for _, v in items), key=lambda x: x[0])]
+        ix = _index(index)
+        prepared = PreparedAudit(contract_bytes, name, audit_id)
+        findings, part = prepared.key_group(ix._ix, summaries)
+        for f in findings:
+            yield ("f", json.dumps(f))
+        yield ("p", part)
+
     checked = rows_df.rdd.zipWithIndex().mapPartitions(check_partition).cache()
+    keyed = None
     try:
         rows = rows_df.count()
+        n = table_partitions or max(1, checked.getNumPartitions())
 
-        def table_stage(items):
-            summaries = [s for _, _, s in sorted(items, key=lambda x: x[1])]
+        def merge_stage(items):
             ix = _index(index)
             prepared = PreparedAudit(contract_bytes, name, audit_id)
-            for f in prepared.table_findings(ix._ix, summaries, rows):
-                yield ("f", f.get("row") or 0, json.dumps(f))
+            parts = [p for _, p in items]
+            for f in prepared.merged_findings(ix._ix, parts, rows):
+                yield json.dumps(f)
 
-        summaries = checked.filter(lambda x: x[0] == "s").coalesce(1)
-        table = summaries.mapPartitions(table_stage)
-        found = checked.filter(lambda x: x[0] == "f").union(table)
-        records = found.map(lambda x: _finding_row(json.loads(x[2])))
+        summaries = checked.filter(lambda x: x[0] == "s").map(lambda x: x[1])
+        keyed = summaries.partitionBy(n, lambda g: table_partition(g, n)).mapPartitions(key_stage).cache()
+        parts = keyed.filter(lambda x: x[0] == "p").map(lambda x: (0, x[1]))
+        merged = parts.partitionBy(1).mapPartitions(merge_stage)
+        found = (
+            checked.filter(lambda x: x[0] == "f")
+            .map(lambda x: x[1])
+            .union(keyed.filter(lambda x: x[0] == "f").map(lambda x: x[1]))
+            .union(merged)
+        )
+        records = found.map(lambda x: _finding_row(json.loads(x)))
         df = spark.createDataFrame(records, findings_schema())
         if output is not None:
             df.write.mode("overwrite").parquet(output)
@@ -161,6 +185,13 @@ def audit(
         return df
     finally:
         checked.unpersist()
+        if keyed is not None:
+            keyed.unpersist()
+
+
+def table_partition(group: int, partitions: int) -> int:
+    """The key-integrity task of a row's key group (``PreparedAudit.check_rows``)."""
+    return group % partitions
 
 
 def check_citations(reports_df, index: str, *, id_col: str = "id", text_col: str = "markdown", output: Optional[str] = None):

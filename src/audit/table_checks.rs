@@ -21,6 +21,14 @@ struct Duplicate {
     first_line: u64,
 }
 
+/// The key identity's hash: uniqueness is decided on it, and an audit in pieces groups
+/// rows by it, so that equal keys always meet in one group.
+pub fn identity_hash(identity: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    identity.hash(&mut h);
+    h.finish()
+}
+
 #[derive(Default)]
 pub struct TableState {
     /// Key identity hash → first row. A 64-bit SipHash (fixed keys, deterministic):
@@ -41,9 +49,7 @@ impl TableState {
         }
         self.blocked[s.number] = s.blocked;
         if let Some(id) = &s.identity {
-            let mut h = std::hash::DefaultHasher::new();
-            id.hash(&mut h);
-            match self.keys.entry(h.finish()) {
+            match self.keys.entry(identity_hash(id)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let (first_row, first_line) = *e.get();
                     self.duplicates.push(Duplicate {
@@ -81,8 +87,58 @@ impl TableState {
     }
 }
 
+/// What the whole-table checks (cardinality, provenance) need from one group of rows:
+/// sets that merge by union whatever the grouping, so duplicate detection can run per key
+/// group while these are folded once ([`super::pieces`]).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TablePart {
+    pub first_keys: Vec<String>,
+    pub first_pages: Vec<u32>,
+    /// Source page → first row of the group citing it.
+    pub sources: Vec<(Result<u32, String>, usize)>,
+}
+
+impl TableState {
+    /// The group's sets for the whole-table checks; the first keys and pages only when
+    /// the cardinality check has a count source to compare them with.
+    pub fn part(&self, ctx: &Ctx<'_>) -> TablePart {
+        let counted = count_source(ctx).is_some();
+        let mut first_keys: Vec<String> = Vec::new();
+        let mut first_pages: Vec<u32> = Vec::new();
+        if counted {
+            first_keys = self.first_keys.iter().cloned().collect();
+            first_keys.sort_unstable();
+            first_pages = self.first_pages.iter().copied().collect();
+            first_pages.sort_unstable();
+        }
+        TablePart {
+            first_keys,
+            first_pages,
+            sources: self.sources.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        }
+    }
+
+    /// Folds in another group's sets (a source keeps its earliest citing row).
+    pub fn absorb(&mut self, part: TablePart) {
+        self.first_keys.extend(part.first_keys);
+        self.first_pages.extend(part.first_pages);
+        for (src, row) in part.sources {
+            let first = self.sources.entry(src).or_insert(row);
+            *first = (*first).min(row);
+        }
+    }
+}
+
 /// Runs the table-level checks; `rows` is the number of records read.
 pub fn run(ctx: &Ctx<'_>, state: &TableState, rows: usize) -> Result<Vec<Finding>, IndexError> {
+    let mut out = key_findings(ctx, state);
+    out.extend(whole_table(ctx, state, rows)?);
+    Ok(out)
+}
+
+/// Check 5 over the rows folded into `state`: complete for every key whose rows were all
+/// folded there.
+pub fn key_findings(ctx: &Ctx<'_>, state: &TableState) -> Vec<Finding> {
     let mut out = Vec::new();
     for d in &state.duplicates {
         let mut f = ctx.finding(
@@ -97,6 +153,16 @@ pub fn run(ctx: &Ctx<'_>, state: &TableState, rows: usize) -> Result<Vec<Finding
         f.key = d.key.clone();
         out.push(f);
     }
+    out
+}
+
+/// Checks 9–12, which see the whole table through `state`'s sets (and the contract).
+pub fn whole_table(
+    ctx: &Ctx<'_>,
+    state: &TableState,
+    rows: usize,
+) -> Result<Vec<Finding>, IndexError> {
+    let mut out = Vec::new();
     cardinality(ctx, state, rows, &mut out)?;
     let resolved_sources = sources(ctx, &mut out)?;
     provenance(ctx, state, &resolved_sources, &mut out)?;
@@ -122,20 +188,7 @@ fn cardinality(
     out: &mut Vec<Finding>,
 ) -> Result<(), IndexError> {
     let scope = &ctx.contract.scope;
-    let source = scope.count_source.clone().or_else(|| {
-        ctx.contract
-            .sources
-            .iter()
-            .find(|s| {
-                matches!(s.role.as_deref(), Some("count" | "list"))
-                    && s.locator.as_ref().is_some_and(|l| l.contains("table:"))
-            })
-            .and_then(|s| {
-                crate::locator::parse_relative(s.locator.as_deref()?, &s.page)
-                    .ok()
-                    .map(|l| l.to_string())
-            })
-    });
+    let source = count_source(ctx);
     let sample_note = |f: &mut Finding| {
         if !scope.exhaustive {
             f.severity = Severity::Advisory;
@@ -251,6 +304,25 @@ fn cardinality(
         out.push(f);
     }
     Ok(())
+}
+
+/// The locator whose items the row count is compared with: the scope's count source, else
+/// the first `count` or `list` source that cites a table.
+fn count_source(ctx: &Ctx<'_>) -> Option<String> {
+    ctx.contract.scope.count_source.clone().or_else(|| {
+        ctx.contract
+            .sources
+            .iter()
+            .find(|s| {
+                matches!(s.role.as_deref(), Some("count" | "list"))
+                    && s.locator.as_ref().is_some_and(|l| l.contains("table:"))
+            })
+            .and_then(|s| {
+                crate::locator::parse_relative(s.locator.as_deref()?, &s.page)
+                    .ok()
+                    .map(|l| l.to_string())
+            })
+    })
 }
 
 /// Check 10: every required role is present, every source has a role and resolves.
