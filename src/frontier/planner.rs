@@ -31,6 +31,7 @@ use super::question::{
     superlative,
 };
 use super::rows::{cell_locator, row_locator};
+use super::texts::{PageTexts, TextCache};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
 use crate::text::evidence::best_sentences;
@@ -136,7 +137,7 @@ pub const ROW_RATIO: f64 = 0.8;
 /// Pages whose row-plus-page score reaches this fraction of the best page are kept.
 pub const PAGE_RATIO: f64 = 0.8;
 /// Sibling, category and outlink candidates have no row; only their own text is scored.
-const SENTENCES_PER_PAGE: usize = 1;
+pub(crate) const SENTENCES_PER_PAGE: usize = 1;
 
 /// A row or list item and its score against the question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -221,6 +222,24 @@ pub struct AnswerInRow {
 /// scored and kept; each kept row's page is chosen; pages with no row compete on their
 /// own text; the answer-in-row rule may empty the frontier; then pages are ranked.
 pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError> {
+    plan_with(index, opts, None)
+}
+
+/// [`plan`], reading page texts from `cache` where it holds them: for many plans over
+/// the same tables (an evaluation), whose pages are best decoded once, in page order.
+pub fn plan_cached(
+    index: &Index,
+    opts: &PlanOptions,
+    cache: &TextCache,
+) -> Result<Frontier, FrontierError> {
+    plan_with(index, opts, Some(cache))
+}
+
+fn plan_with(
+    index: &Index,
+    opts: &PlanOptions,
+    cache: Option<&TextCache>,
+) -> Result<Frontier, FrontierError> {
     if !(opts.row_ratio > 0.0 && opts.row_ratio <= 1.0) {
         return Err(FrontierError::BadRequest(format!(
             "the row ratio must be in (0, 1], not {}",
@@ -240,7 +259,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     let mut gathered = p.gather(&ops)?;
     let units = p.collect_units(&gathered.found, &ops);
     // A page linked from several rows is scored once per row; its text is decoded once.
-    let mut texts = PageTexts::new(index);
+    let mut texts = PageTexts::new(index, cache);
     let scored = p.score_units(&units, &gathered.found, &mut texts)?;
     let (mut sorted, mut rejected) = p.sort_candidates(&units, &scored, &gathered.found);
     if ops.contains(&Op::EntityPage) {
@@ -890,44 +909,6 @@ fn residual_query(
         query.to_string()
     } else {
         rest.join(" ")
-    }
-}
-
-/// The texts of the pages a plan scores, each decoded on first use.
-struct PageTexts<'a> {
-    index: &'a Index,
-    texts: BTreeMap<u32, Option<PageText>>,
-}
-
-impl<'a> PageTexts<'a> {
-    fn new(index: &'a Index) -> Self {
-        PageTexts {
-            index,
-            texts: BTreeMap::new(),
-        }
-    }
-
-    /// The best sentence of page `n` for `query`, and its BM25 score.
-    fn score(
-        &mut self,
-        searcher: &crate::text::search::TextSearcher,
-        n: u32,
-        query: &str,
-    ) -> Result<(f64, Option<String>), FrontierError> {
-        let text = match self.texts.entry(n) {
-            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::btree_map::Entry::Vacant(e) => e.insert(self.index.page_text(n)?),
-        };
-        Ok(match text {
-            Some(t) => match best_sentences(searcher, t, None, query, SENTENCES_PER_PAGE)
-                .into_iter()
-                .next()
-            {
-                Some(b) => (b.score, Some(b.text)),
-                None => (0.0, None),
-            },
-            None => (0.0, None),
-        })
     }
 }
 
