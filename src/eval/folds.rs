@@ -14,7 +14,8 @@ use serde::Serialize;
 use super::bootstrap::uniform;
 use super::metrics::Prf;
 use super::{
-    Config, EvalError, Instance, InstanceScore, PlannerSettings, all_gold_pages, score_all,
+    Config, EvalError, Instance, InstanceScore, PlannerSettings, all_gold_pages, planner_texts,
+    score_all,
 };
 use crate::frontier::Rules;
 use crate::index::Index;
@@ -108,10 +109,11 @@ pub fn cross_validate(
         });
     }
     let golds = all_gold_pages(index, instances);
+    let texts = planner_texts(index, instances)?;
     let settings = grid(base);
     let scores: Vec<Vec<InstanceScore>> = settings
         .iter()
-        .map(|s| score_all(index, instances, &golds, Config::Planner, *s))
+        .map(|s| score_all(index, instances, &golds, &texts, Config::Planner, *s))
         .collect::<Result<_, _>>()?;
     let fold = assign(instances.len(), k, SEED);
     let macro_of = |g: usize, pick: &dyn Fn(usize) -> bool, axis: fn(&InstanceScore) -> Prf| {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{Config, EvalError, Instance, PlannerSettings, all_gold_pages, predict};
+use super::{Config, EvalError, Instance, PlannerSettings, all_gold_pages, planner_texts, predict};
 use crate::frontier::{self, FrontierError};
 use crate::index::Index;
 use crate::query::find_page;
@@ -99,10 +99,11 @@ pub fn misses(
     settings: PlannerSettings,
 ) -> Result<MissReport, EvalError> {
     let golds = all_gold_pages(index, instances);
+    let texts = planner_texts(index, instances)?;
     let per_instance: Vec<InstanceMisses> = instances
         .par_iter()
         .zip(&golds)
-        .map(|(inst, gold)| classify(index, inst, gold, settings))
+        .map(|(inst, gold)| classify(index, inst, gold, &texts, settings))
         .collect::<Result<_, _>>()?;
     let mut counts: BTreeMap<MissKind, (usize, BTreeSet<&str>)> = BTreeMap::new();
     for m in &per_instance {
@@ -134,6 +135,7 @@ fn classify(
     index: &Index,
     inst: &Instance,
     gold: &BTreeSet<String>,
+    texts: &crate::frontier::TextCache,
     settings: PlannerSettings,
 ) -> Result<InstanceMisses, EvalError> {
     let mut out = InstanceMisses {
@@ -142,7 +144,7 @@ fn classify(
         extra: 0,
         extra_in_gold_rows: 0,
     };
-    let p = match predict(index, inst, Config::Planner, settings) {
+    let p = match predict(index, inst, texts, Config::Planner, settings) {
         Ok(p) => p,
         Err(e) if e.is_not_found() => {
             out.misses.push((String::new(), MissKind::SeedMissing));

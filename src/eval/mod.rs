@@ -221,19 +221,47 @@ pub(crate) fn all_gold_pages(index: &Index, instances: &[Instance]) -> Vec<BTree
         .collect()
 }
 
+/// The texts of every page the instances' tables link, prepared once for all the plans
+/// ([`frontier::TextCache`]); instances whose seed is not in the index add none.
+pub(crate) fn planner_texts(
+    index: &Index,
+    instances: &[Instance],
+) -> Result<frontier::TextCache, EvalError> {
+    let tables: BTreeSet<(&str, Option<usize>)> = instances
+        .iter()
+        .map(|i| (i.seed.as_str(), i.seed_table))
+        .collect();
+    let tables: Vec<_> = tables.into_iter().collect();
+    let pages: Vec<Vec<u32>> = tables
+        .par_iter()
+        .map(
+            |&(seed, table)| match frontier::seed_table(index, seed, table, None) {
+                Ok(r) => Ok(r.candidates.iter().map(|c| c.page).collect()),
+                Err(e) if e.is_not_found() => Ok(Vec::new()),
+                Err(e) => Err(e),
+            },
+        )
+        .collect::<Result<_, _>>()?;
+    Ok(frontier::TextCache::prefetch(
+        index,
+        pages.into_iter().flatten().collect(),
+    )?)
+}
+
 /// Scores one configuration on every instance; instances run in parallel, results keep
 /// the input order.
 pub(crate) fn score_all(
     index: &Index,
     instances: &[Instance],
     golds: &[BTreeSet<String>],
+    texts: &frontier::TextCache,
     config: Config,
     settings: PlannerSettings,
 ) -> Result<Vec<InstanceScore>, EvalError> {
     instances
         .par_iter()
         .zip(golds)
-        .map(|(inst, gold)| score_instance(index, inst, gold, config, settings))
+        .map(|(inst, gold)| score_instance(index, inst, gold, texts, config, settings))
         .collect()
 }
 
@@ -266,6 +294,7 @@ pub(crate) fn plan_options(inst: &Instance, settings: PlannerSettings) -> PlanOp
 pub(crate) fn predict(
     index: &Index,
     inst: &Instance,
+    texts: &frontier::TextCache,
     config: Config,
     settings: PlannerSettings,
 ) -> Result<Prediction, FrontierError> {
@@ -297,7 +326,7 @@ pub(crate) fn predict(
             None,
         ),
         Config::Planner => {
-            let f = frontier::plan(index, &plan_options(inst, settings))?;
+            let f = frontier::plan_cached(index, &plan_options(inst, settings), texts)?;
             let mut rows: Vec<usize> = f
                 .units
                 .iter()
@@ -327,10 +356,11 @@ fn score_instance(
     index: &Index,
     inst: &Instance,
     gold: &BTreeSet<String>,
+    texts: &frontier::TextCache,
     config: Config,
     settings: PlannerSettings,
 ) -> Result<InstanceScore, EvalError> {
-    let (predicted, keys, rows, error) = match predict(index, inst, config, settings) {
+    let (predicted, keys, rows, error) = match predict(index, inst, texts, config, settings) {
         Ok(p) => (p.titles, p.keys, p.rows, None),
         Err(e) if e.is_not_found() => (Vec::new(), Vec::new(), Vec::new(), Some(e.to_string())),
         Err(e) => return Err(e.into()),
@@ -366,9 +396,13 @@ pub fn evaluate(
     settings: PlannerSettings,
 ) -> Result<EvalReport, EvalError> {
     let golds = all_gold_pages(index, instances);
+    let texts = match configs.contains(&Config::Planner) {
+        true => planner_texts(index, instances)?,
+        false => frontier::TextCache::default(),
+    };
     let mut reports = Vec::new();
     for &config in configs {
-        let scores = score_all(index, instances, &golds, config, settings)?;
+        let scores = score_all(index, instances, &golds, &texts, config, settings)?;
         let prfs: Vec<Prf> = scores.iter().map(|s| s.prf).collect();
         let row_prfs: Vec<Prf> = scores.iter().map(|s| s.rows).collect();
         let key_prfs: Vec<Prf> = scores.iter().filter_map(|s| s.keys).collect();

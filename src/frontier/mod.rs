@@ -11,6 +11,7 @@ pub mod operators;
 pub mod planner;
 mod question;
 mod rows;
+mod texts;
 
 use std::cell::OnceCell;
 
@@ -25,8 +26,9 @@ pub use operators::{
     CountSource, OperatorResult, Unresolved, category, count, entity_page, outlinks, redirect,
     seed_list, seed_table, sibling_list,
 };
-pub use planner::{AnswerInRow, Frontier, Op, PlanOptions, Rejected, Rules, plan};
+pub use planner::{AnswerInRow, Frontier, Op, PlanOptions, Rejected, Rules, plan, plan_cached};
 pub use question::Superlative;
+pub use texts::TextCache;
 
 /// What a page is for, in the table being built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -31,9 +31,11 @@ use super::question::{
     superlative,
 };
 use super::rows::{cell_locator, row_locator};
+use super::texts::{PageTexts, TextCache};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
 use crate::text::evidence::best_sentences;
+use crate::text::search::TextSearcher;
 use crate::text::{PageText, SectionText, Sentence, SentenceKind};
 
 /// The operators the planner can run.
@@ -135,7 +137,7 @@ pub const ROW_RATIO: f64 = 0.8;
 /// Pages whose row-plus-page score reaches this fraction of the best page are kept.
 pub const PAGE_RATIO: f64 = 0.8;
 /// Sibling, category and outlink candidates have no row; only their own text is scored.
-const SENTENCES_PER_PAGE: usize = 1;
+pub(crate) const SENTENCES_PER_PAGE: usize = 1;
 
 /// A row or list item and its score against the question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -216,8 +218,28 @@ pub struct AnswerInRow {
     pub values: Vec<String>,
 }
 
-/// Plans the frontier for `opts`.
+/// Plans the frontier for `opts`, in phases: the operators gather candidates; rows are
+/// scored and kept; each kept row's page is chosen; pages with no row compete on their
+/// own text; the answer-in-row rule may empty the frontier; then pages are ranked.
 pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError> {
+    plan_with(index, opts, None)
+}
+
+/// [`plan`], reading page texts from `cache` where it holds them: for many plans over
+/// the same tables (an evaluation), whose pages are best decoded once, in page order.
+pub fn plan_cached(
+    index: &Index,
+    opts: &PlanOptions,
+    cache: &TextCache,
+) -> Result<Frontier, FrontierError> {
+    plan_with(index, opts, Some(cache))
+}
+
+fn plan_with(
+    index: &Index,
+    opts: &PlanOptions,
+    cache: Option<&TextCache>,
+) -> Result<Frontier, FrontierError> {
     if !(opts.row_ratio > 0.0 && opts.row_ratio <= 1.0) {
         return Err(FrontierError::BadRequest(format!(
             "the row ratio must be in (0, 1], not {}",
@@ -226,240 +248,447 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
     }
     let searcher = index.searcher()?;
     // The seed is decoded once; every operator below reads it.
-    let seed_page = Seed::load(index, &opts.seed)?;
-    let seed = &seed_page.page;
+    let seed = Seed::load(index, &opts.seed)?;
     let ops: BTreeSet<Op> = opts.ops.iter().copied().collect();
-    let mut found: Vec<OperatorResult> = Vec::new();
-    let mut counts = Vec::new();
-    let mut unresolved = Vec::new();
-    for op in &ops {
-        let r = match op {
-            Op::Outlinks => operators::outlinks_of(index, &seed_page)?,
-            Op::SeedTable => operators::seed_table_of(index, &seed_page, opts.table, None)?,
-            Op::SeedList if opts.table.is_none() => operators::seed_list_of(index, &seed_page)?,
-            Op::SiblingList => operators::sibling_list_of(index, &seed_page, 50)?,
-            Op::Count => {
-                let mut r = operators::count_of(&seed_page, opts.table);
-                counts.append(&mut r.counts);
-                continue;
-            }
-            // Categories of the seed: members are peers of the seed's own subject.
-            Op::Category => {
-                let mut all = OperatorResult::default();
-                for c in &seed_page.s.categories {
-                    let name = index
-                        .codec()
-                        .prefixed_text(crate::title::NS_CATEGORY, &c.dbkey);
-                    match operators::category(index, &name, 0) {
-                        Ok(mut r) => all.candidates.append(&mut r.candidates),
-                        Err(e) if e.is_not_found() => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-                all
-            }
-            // Redirects are followed on every link (a `redirect` step in the chain) and
-            // candidates are merged by final page; entity-page runs on the kept rows.
-            Op::SeedList | Op::Redirect | Op::EntityPage => continue,
-        };
-        unresolved.extend(r.unresolved.iter().cloned());
-        found.push(r);
-    }
-
-    // 1. Units: rows and list items, scored against the question.
-    let mut unit_of: BTreeMap<String, usize> = BTreeMap::new();
-    let mut unit_texts: Vec<(String, String)> = Vec::new();
-    let mut unit_rows: Vec<Option<(usize, usize)>> = Vec::new();
-    for c in found.iter().flat_map(|r| &r.candidates) {
-        if let Some(u) = unit_locator(c) {
-            unit_of.entry(u.clone()).or_insert_with(|| {
-                unit_texts.push((u, c.context.clone()));
-                unit_rows.push(c.cell.map(|(t, r, _)| (t, r)));
-                unit_texts.len() - 1
-            });
-        }
-    }
-    // A row that links no page is still a row the question may pick: its cells can hold
-    // the answer ([`AnswerInRow`]), and it competes with the other rows.
-    if ops.contains(&Op::SeedTable) {
-        for ti in 0..seed_page.s.tables.len() {
-            if opts.table.is_some_and(|n| n != ti + 1) {
-                continue;
-            }
-            for row in &seed_page.rows(ti).rows {
-                let u = row_locator(&seed.title, ti + 1, row.row);
-                unit_of.entry(u.clone()).or_insert_with(|| {
-                    unit_texts.push((u, row.text.clone()));
-                    unit_rows.push(Some((ti + 1, row.row)));
-                    unit_texts.len() - 1
-                });
-            }
-        }
-    }
-    let row_scores = score_units(searcher, &unit_texts, &opts.query);
-    // A question names its row by what the row says and by what the row's pages say
-    // ("the club whose coach played for Malmö FF"): a unit's score adds its best linked
-    // page's score for the terms the row leaves unexplained.
-    let seed_terms: BTreeSet<String> = searcher.terms(&seed.title).into_iter().collect();
+    let p = Planning {
+        index,
+        searcher,
+        seed: &seed,
+        opts,
+    };
+    let mut gathered = p.gather(&ops)?;
+    let units = p.collect_units(&gathered.found, &ops);
     // A page linked from several rows is scored once per row; its text is decoded once.
-    let mut texts = PageTexts::new(index);
-    let residuals: Vec<String> = unit_texts
-        .iter()
-        .map(|(_, t)| residual_query(searcher, &opts.query, t, &seed_terms))
-        .collect();
-    let mut page_part = vec![0.0f64; unit_texts.len()];
-    for c in found.iter().flat_map(|r| &r.candidates) {
-        if c.page == seed.number {
-            continue;
-        }
-        if let Some(i) = unit_locator(c).map(|u| unit_of[&u]) {
-            let (p, _) = texts.score(searcher, c.page, &residuals[i])?;
-            page_part[i] = page_part[i].max(p);
-        }
-    }
-    let mut unit_scores: Vec<f64> = row_scores
-        .iter()
-        .zip(&page_part)
-        .map(|(r, p)| r + p)
-        .collect();
-    // A superlative ("the team with the least capacity") names its row by a column's
-    // extreme value, which no word of the row matches: that row goes ahead of every
-    // row matched by words alone.
-    let labels: Vec<Vec<Option<String>>> = seed_page
-        .s
-        .tables
-        .iter()
-        .map(|t| t.column_labels())
-        .collect();
-    let mut superlatives = Vec::new();
-    for (ti, l) in labels.iter().enumerate() {
-        if opts.table.is_some_and(|n| n != ti + 1) {
-            continue;
-        }
-        let rows = &seed_page.rows(ti).rows;
-        if let Some(s) = superlative(&opts.query, ti + 1, l, rows) {
-            superlatives.push(s);
-        }
-    }
-    // Ahead by enough that the rows matched by words alone fall below the row ratio.
-    let ahead = unit_scores.iter().copied().fold(0.0, f64::max).max(1.0) / opts.row_ratio;
-    for s in &superlatives {
-        for r in &s.rows {
-            let unit = row_locator(&seed.title, s.table, *r);
-            if let Some(&i) = unit_of.get(&unit) {
-                unit_scores[i] += ahead;
-            }
-        }
-    }
-    let best_unit = unit_scores.iter().copied().fold(0.0, f64::max);
-    let kept_unit = |i: usize| best_unit > 0.0 && unit_scores[i] >= opts.row_ratio * best_unit;
-
-    // 2. Candidates of kept units (all units when none matches), and unit-less ones.
-    let mut rejected: Vec<Rejected> = Vec::new();
-    let mut by_unit: BTreeMap<usize, Vec<Candidate>> = BTreeMap::new();
-    let mut loose: Vec<Candidate> = Vec::new();
-    for c in found.iter().flat_map(|r| &r.candidates) {
-        if c.page == seed.number {
-            continue;
-        }
-        match unit_locator(c).map(|u| unit_of[&u]) {
-            Some(i) if best_unit > 0.0 && !kept_unit(i) => rejected.push(reject(
-                c,
-                unit_scores[i],
-                format!(
-                    "{} scores {:.2} (its text over the table's floor plus its best page), below {} × the best row's {best_unit:.2}",
-                    unit_texts[i].0, unit_scores[i], opts.row_ratio
-                ),
-            )),
-            Some(i) => by_unit.entry(i).or_default().push(c.clone()),
-            None => loose.push(c.clone()),
-        }
-    }
+    let mut texts = PageTexts::new(index, cache);
+    let scored = p.score_units(&units, &gathered.found, &mut texts)?;
+    let (mut sorted, mut rejected) = p.sort_candidates(&units, &scored, &gathered.found);
     if ops.contains(&Op::EntityPage) {
-        let extra = resolve_key_cells(index, &seed_page, opts, &unit_of, &kept_unit)?;
-        unresolved.extend(extra.1);
+        let kept = |i: usize| scored.kept(i);
+        let extra = resolve_key_cells(index, &seed, opts, &units.unit_of, &kept)?;
+        gathered.unresolved.extend(extra.1);
         for c in extra.0 {
-            if let Some(i) = unit_locator(&c).map(|u| unit_of[&u]) {
-                by_unit.entry(i).or_default().push(c);
+            if let Some(i) = unit_locator(&c).map(|u| units.unit_of[&u]) {
+                sorted.by_unit.entry(i).or_default().push(c);
             }
         }
     }
-
-    // 3. Page scores against what the row leaves unexplained; per row, the page about
-    // the row's entity (key column) unless another linked page matches better.
-    // The columns the question names, per table: in a row, the first of them that links
-    // a page is what the question asks about.
-    let named: Vec<Vec<NamedColumn>> = labels
-        .iter()
-        .map(|l| named_columns(&opts.query, l, &seed.title))
-        .collect();
-    let mut ranked: Vec<Ranked> = Vec::new();
-    for (i, cands) in &by_unit {
-        let row_score = row_scores[*i];
-        let residual = &residuals[*i];
-        let mut scored: Vec<Ranked> = Vec::new();
-        for c in cands {
-            if scored.iter().any(|r| r.candidate.page == c.page) {
-                continue;
-            }
-            let (page_score, best) = texts.score(searcher, c.page, residual)?;
-            scored.push(Ranked {
-                score: row_score + page_score,
-                row_score,
-                page_score,
-                best_sentence: best,
-                candidate: c.clone(),
-            });
+    let mut ranked = p.choose_row_pages(&sorted.by_unit, &scored, &mut texts, &mut rejected)?;
+    p.rank_loose(
+        sorted.loose,
+        &scored,
+        &mut texts,
+        &mut ranked,
+        &mut rejected,
+    )?;
+    // The question asks for a column of the rows it picks: those cells answer it, and
+    // every page is rejected saying so.
+    let answer_in_row = p.answer_in_row(&units, &scored);
+    if let Some(a) = &answer_in_row {
+        let why = format!(
+            "the question asks for the \"{}\" column ({}) of the row it picks, which holds the answer: {}",
+            a.label,
+            a.asked,
+            a.values.join(" | ")
+        );
+        for r in ranked.drain(..) {
+            rejected.push(reject(&r.candidate, r.score, why.clone()));
         }
-        // A page the question names by its title ("the airport in the city of
-        // **Lviv**") is where the question starts from: it tells which row is meant,
-        // and the answer is on another page of the row.
-        if opts.rules.named_page_identifies {
-            let (named_pages, rest): (Vec<Ranked>, Vec<Ranked>) = scored
-                .into_iter()
-                .partition(|r| names_title(&opts.query, &r.candidate.title));
-            scored = rest;
-            for r in named_pages {
-                if scored.is_empty() {
-                    scored.push(r);
+    }
+    let pages = p.best_pages(ranked, &mut rejected);
+    // Unresolved links matter only in the rows the question is about.
+    gathered
+        .unresolved
+        .retain(|u| match u.locator.rsplit_once(" col ") {
+            Some((unit, _)) => units.unit_of.get(unit).is_some_and(|&i| scored.kept(i)),
+            None => true,
+        });
+    Ok(Frontier {
+        seed_step: Step {
+            operator: "seed",
+            role: Role::Seed,
+            from: seed.page.title.clone(),
+            locator: seed.page.title.clone(),
+            reason: "the page the question starts from".into(),
+        },
+        seed: seed.page.title.clone(),
+        query: opts.query.clone(),
+        table: opts.table,
+        ops: ops.into_iter().collect(),
+        units: units.report(&scored),
+        pages,
+        rejected,
+        unresolved: gathered.unresolved,
+        counts: gathered.counts,
+        superlatives: scored.superlatives,
+        answer_in_row,
+    })
+}
+
+/// What one plan reads: the index, the seed and the request.
+struct Planning<'a> {
+    index: &'a Index,
+    searcher: &'a TextSearcher,
+    seed: &'a Seed,
+    opts: &'a PlanOptions,
+}
+
+/// What the operators found.
+struct Gathered {
+    found: Vec<OperatorResult>,
+    counts: Vec<CountSource>,
+    unresolved: Vec<Unresolved>,
+}
+
+/// The rows and list items a plan scores, in the order first met.
+struct Units {
+    /// Unit locator → position.
+    unit_of: BTreeMap<String, usize>,
+    /// (locator, text) of each unit.
+    texts: Vec<(String, String)>,
+    /// Table (1-based) and data row of each unit that is a table row.
+    rows: Vec<Option<(usize, usize)>>,
+}
+
+impl Units {
+    fn add(&mut self, locator: String, text: &str, row: Option<(usize, usize)>) {
+        if !self.unit_of.contains_key(&locator) {
+            self.unit_of.insert(locator.clone(), self.texts.len());
+            self.texts.push((locator, text.to_string()));
+            self.rows.push(row);
+        }
+    }
+
+    /// The units as the frontier reports them, best first.
+    fn report(&self, scored: &UnitScores) -> Vec<UnitScore> {
+        let mut units: Vec<UnitScore> = self
+            .texts
+            .iter()
+            .enumerate()
+            .map(|(i, (loc, text))| UnitScore {
+                locator: loc.clone(),
+                table: self.rows[i].map(|(t, _)| t),
+                row: self.rows[i].map(|(_, r)| r),
+                text: text.clone(),
+                score: scored.scores[i],
+                kept: scored.kept(i),
+            })
+            .collect();
+        units.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.locator.cmp(&b.locator)));
+        units
+    }
+}
+
+/// How the units scored, and which are kept.
+struct UnitScores {
+    /// Each unit's own text score, over its table's floor.
+    own: Vec<f64>,
+    /// The question's words each unit leaves unexplained: what its pages must say.
+    residuals: Vec<String>,
+    /// Own score plus best page's, plus the superlative's lead: what rows are kept on.
+    scores: Vec<f64>,
+    best: f64,
+    row_ratio: f64,
+    seed_terms: BTreeSet<String>,
+    /// Column labels of each table of the seed.
+    labels: Vec<Vec<Option<String>>>,
+    superlatives: Vec<Superlative>,
+}
+
+impl UnitScores {
+    fn kept(&self, i: usize) -> bool {
+        self.best > 0.0 && self.scores[i] >= self.row_ratio * self.best
+    }
+}
+
+/// Candidates of kept units, by unit, and candidates that belong to no unit.
+struct Sorted {
+    by_unit: BTreeMap<usize, Vec<Candidate>>,
+    loose: Vec<Candidate>,
+}
+
+impl Planning<'_> {
+    /// Runs the chosen operators on the seed.
+    fn gather(&self, ops: &BTreeSet<Op>) -> Result<Gathered, FrontierError> {
+        let (index, seed, opts) = (self.index, self.seed, self.opts);
+        let mut g = Gathered {
+            found: Vec::new(),
+            counts: Vec::new(),
+            unresolved: Vec::new(),
+        };
+        for op in ops {
+            let r = match op {
+                Op::Outlinks => operators::outlinks_of(index, seed)?,
+                Op::SeedTable => operators::seed_table_of(index, seed, opts.table, None)?,
+                Op::SeedList if opts.table.is_none() => operators::seed_list_of(index, seed)?,
+                Op::SiblingList => operators::sibling_list_of(index, seed, 50)?,
+                Op::Count => {
+                    let mut r = operators::count_of(seed, opts.table);
+                    g.counts.append(&mut r.counts);
                     continue;
                 }
-                rejected.push(reject(
-                    &r.candidate,
-                    r.score,
-                    "the question names this page: it identifies the row, and another page of the row holds the answer".into(),
-                ));
+                // Categories of the seed: members are peers of the seed's own subject.
+                Op::Category => self.category_members()?,
+                // Redirects are followed on every link (a `redirect` step in the chain)
+                // and candidates are merged by final page; entity-page runs on the kept
+                // rows.
+                Op::SeedList | Op::Redirect | Op::EntityPage => continue,
+            };
+            g.unresolved.extend(r.unresolved.iter().cloned());
+            g.found.push(r);
+        }
+        Ok(g)
+    }
+
+    /// Members of the seed's categories.
+    fn category_members(&self) -> Result<OperatorResult, FrontierError> {
+        let mut all = OperatorResult::default();
+        for c in &self.seed.s.categories {
+            let name = self
+                .index
+                .codec()
+                .prefixed_text(crate::title::NS_CATEGORY, &c.dbkey);
+            match operators::category(self.index, &name, 0) {
+                Ok(mut r) => all.candidates.append(&mut r.candidates),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e),
             }
         }
-        // The page the question asks about: in the first column it names, else in the
-        // key column. Without a named column, another page of the row that matches the
-        // rest of the question better is kept too; with one, such a page only told
-        // which row was meant (the club "nicknamed Raposa" whose manager is asked for).
-        let asked: Option<&NamedColumn> =
-            scored
-                .iter()
-                .find_map(|r| r.candidate.cell)
-                .and_then(|(tn, row, _)| {
-                    let cells = &seed_page.rows(tn - 1).rows.get(row)?.cells;
-                    named.get(tn - 1)?.iter().find(|n| {
-                        let linked = scored
-                            .iter()
-                            .any(|r| r.candidate.cell.is_some_and(|c| c.2 == n.col));
-                        let cell = cells.iter().find(|c| c.col == n.col);
-                        linked && cell.is_some_and(|c| n.named_in(&c.text))
-                    })
+        Ok(all)
+    }
+
+    /// The rows and list items the candidates came from, and every row of the tables
+    /// read.
+    fn collect_units(&self, found: &[OperatorResult], ops: &BTreeSet<Op>) -> Units {
+        let mut units = Units {
+            unit_of: BTreeMap::new(),
+            texts: Vec::new(),
+            rows: Vec::new(),
+        };
+        for c in found.iter().flat_map(|r| &r.candidates) {
+            if let Some(u) = unit_locator(c) {
+                units.add(u, &c.context, c.cell.map(|(t, r, _)| (t, r)));
+            }
+        }
+        // A row that links no page is still a row the question may pick: its cells can
+        // hold the answer ([`AnswerInRow`]), and it competes with the other rows.
+        if ops.contains(&Op::SeedTable) {
+            for ti in 0..self.seed.s.tables.len() {
+                if self.opts.table.is_some_and(|n| n != ti + 1) {
+                    continue;
+                }
+                for row in &self.seed.rows(ti).rows {
+                    let u = row_locator(&self.seed.page.title, ti + 1, row.row);
+                    units.add(u, &row.text, Some((ti + 1, row.row)));
+                }
+            }
+        }
+        units
+    }
+
+    /// Scores every unit: its own text, its best page's text for what the row leaves
+    /// unexplained, and a superlative's lead.
+    fn score_units(
+        &self,
+        units: &Units,
+        found: &[OperatorResult],
+        texts: &mut PageTexts,
+    ) -> Result<UnitScores, FrontierError> {
+        let (searcher, query) = (self.searcher, &self.opts.query);
+        let own = score_units(searcher, &units.texts, query);
+        // A question names its row by what the row says and by what the row's pages say
+        // ("the club whose coach played for Malmö FF"): a unit's score adds its best
+        // linked page's score for the terms the row leaves unexplained.
+        let seed_terms: BTreeSet<String> =
+            searcher.terms(&self.seed.page.title).into_iter().collect();
+        let residuals: Vec<String> = units
+            .texts
+            .iter()
+            .map(|(_, t)| residual_query(searcher, query, t, &seed_terms))
+            .collect();
+        let mut page_part = vec![0.0f64; units.texts.len()];
+        for c in found.iter().flat_map(|r| &r.candidates) {
+            if c.page == self.seed.page.number {
+                continue;
+            }
+            if let Some(i) = unit_locator(c).map(|u| units.unit_of[&u]) {
+                let (p, _) = texts.score(searcher, c.page, &residuals[i])?;
+                page_part[i] = page_part[i].max(p);
+            }
+        }
+        let mut scores: Vec<f64> = own.iter().zip(&page_part).map(|(r, p)| r + p).collect();
+        let labels: Vec<Vec<Option<String>>> = self
+            .seed
+            .s
+            .tables
+            .iter()
+            .map(|t| t.column_labels())
+            .collect();
+        let superlatives = self.superlatives(&labels, units, &mut scores);
+        let best = scores.iter().copied().fold(0.0, f64::max);
+        Ok(UnitScores {
+            own,
+            residuals,
+            scores,
+            best,
+            row_ratio: self.opts.row_ratio,
+            seed_terms,
+            labels,
+            superlatives,
+        })
+    }
+
+    /// A superlative ("the team with the least capacity") names its row by a column's
+    /// extreme value, which no word of the row matches: that row goes ahead of every row
+    /// matched by words alone.
+    fn superlatives(
+        &self,
+        labels: &[Vec<Option<String>>],
+        units: &Units,
+        scores: &mut [f64],
+    ) -> Vec<Superlative> {
+        let mut superlatives = Vec::new();
+        for (ti, l) in labels.iter().enumerate() {
+            if self.opts.table.is_some_and(|n| n != ti + 1) {
+                continue;
+            }
+            let rows = &self.seed.rows(ti).rows;
+            if let Some(s) = superlative(&self.opts.query, ti + 1, l, rows) {
+                superlatives.push(s);
+            }
+        }
+        // Ahead by enough that the rows matched by words alone fall below the row ratio.
+        let ahead = scores.iter().copied().fold(0.0, f64::max).max(1.0) / self.opts.row_ratio;
+        for s in &superlatives {
+            for r in &s.rows {
+                let unit = row_locator(&self.seed.page.title, s.table, *r);
+                if let Some(&i) = units.unit_of.get(&unit) {
+                    scores[i] += ahead;
+                }
+            }
+        }
+        superlatives
+    }
+
+    /// Candidates of kept units (all units when none matches), and unit-less ones; the
+    /// candidates of rows not kept are rejected.
+    fn sort_candidates(
+        &self,
+        units: &Units,
+        scored: &UnitScores,
+        found: &[OperatorResult],
+    ) -> (Sorted, Vec<Rejected>) {
+        let mut rejected: Vec<Rejected> = Vec::new();
+        let mut sorted = Sorted {
+            by_unit: BTreeMap::new(),
+            loose: Vec::new(),
+        };
+        let best = scored.best;
+        for c in found.iter().flat_map(|r| &r.candidates) {
+            if c.page == self.seed.page.number {
+                continue;
+            }
+            match unit_locator(c).map(|u| units.unit_of[&u]) {
+                Some(i) if best > 0.0 && !scored.kept(i) => rejected.push(reject(
+                    c,
+                    scored.scores[i],
+                    format!(
+                        "{} scores {:.2} (its text over the table's floor plus its best page), below {} × the best row's {best:.2}",
+                        units.texts[i].0, scored.scores[i], self.opts.row_ratio
+                    ),
+                )),
+                Some(i) => sorted.by_unit.entry(i).or_default().push(c.clone()),
+                None => sorted.loose.push(c.clone()),
+            }
+        }
+        (sorted, rejected)
+    }
+
+    /// Per kept row, page scores against what the row leaves unexplained, and the pages
+    /// the question asks about ([`Planning::choose_in_row`]).
+    fn choose_row_pages(
+        &self,
+        by_unit: &BTreeMap<usize, Vec<Candidate>>,
+        scored: &UnitScores,
+        texts: &mut PageTexts,
+        rejected: &mut Vec<Rejected>,
+    ) -> Result<Vec<Ranked>, FrontierError> {
+        // The columns the question names, per table: in a row, the first of them that
+        // links a page is what the question asks about.
+        let named: Vec<Vec<NamedColumn>> = scored
+            .labels
+            .iter()
+            .map(|l| named_columns(&self.opts.query, l, &self.seed.page.title))
+            .collect();
+        let mut ranked: Vec<Ranked> = Vec::new();
+        for (i, cands) in by_unit {
+            let row_score = scored.own[*i];
+            let mut row: Vec<Ranked> = Vec::new();
+            for c in cands {
+                if row.iter().any(|r| r.candidate.page == c.page) {
+                    continue;
+                }
+                let (page_score, best) =
+                    texts.score(self.searcher, c.page, &scored.residuals[*i])?;
+                row.push(Ranked {
+                    score: row_score + page_score,
+                    row_score,
+                    page_score,
+                    best_sentence: best,
+                    candidate: c.clone(),
                 });
+            }
+            if self.opts.rules.named_page_identifies {
+                row = self.drop_named_pages(row, rejected);
+            }
+            self.choose_in_row(row, &named, &mut ranked, rejected);
+        }
+        Ok(ranked)
+    }
+
+    /// A page the question names by its title ("the airport in the city of **Lviv**")
+    /// is where the question starts from: it tells which row is meant, and the answer is
+    /// on another page of the row. Kept when the row has no other page.
+    fn drop_named_pages(&self, row: Vec<Ranked>, rejected: &mut Vec<Rejected>) -> Vec<Ranked> {
+        let (named_pages, mut rest): (Vec<Ranked>, Vec<Ranked>) = row
+            .into_iter()
+            .partition(|r| names_title(&self.opts.query, &r.candidate.title));
+        for r in named_pages {
+            if rest.is_empty() {
+                rest.push(r);
+                continue;
+            }
+            rejected.push(reject(
+                &r.candidate,
+                r.score,
+                "the question names this page: it identifies the row, and another page of the row holds the answer".into(),
+            ));
+        }
+        rest
+    }
+
+    /// The page the question asks about: in the first column it names, else in the key
+    /// column. Without a named column, another page of the row that matches the rest of
+    /// the question better is kept too; with one, such a page only told which row was
+    /// meant (the club "nicknamed Raposa" whose manager is asked for).
+    fn choose_in_row(
+        &self,
+        row: Vec<Ranked>,
+        named: &[Vec<NamedColumn>],
+        ranked: &mut Vec<Ranked>,
+        rejected: &mut Vec<Rejected>,
+    ) {
+        let asked = self.asked_in_row(&row, named);
         let primary = |r: &Ranked| match asked {
             Some(n) => r.candidate.cell.is_some_and(|c| c.2 == n.col),
             None => r.candidate.in_key_column,
         };
-        let primary_best = scored
+        let primary_best = row
             .iter()
             .filter(|r| primary(r))
             .map(|r| r.page_score)
             .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-        let top = scored.iter().map(|r| r.page_score).fold(0.0, f64::max);
-        for r in scored {
+        let top = row.iter().map(|r| r.page_score).fold(0.0, f64::max);
+        for r in row {
             let why = match (asked, primary_best) {
                 // A cell linking several pages ("Track listing", a pair of names):
                 // those that match the question about as well as the best.
@@ -491,135 +720,114 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
             }
         }
     }
-    // Pages with no row (siblings, category members, outlinks): their own text decides.
-    let residual = residual_query(searcher, &opts.query, "", &seed_terms);
-    let mut loose_ranked = Vec::new();
-    for c in loose {
-        if loose_ranked
-            .iter()
-            .any(|r: &Ranked| r.candidate.page == c.page)
-        {
-            continue;
-        }
-        let (page_score, best) = texts.score(searcher, c.page, &residual)?;
-        loose_ranked.push(Ranked {
-            score: page_score,
-            row_score: 0.0,
-            page_score,
-            best_sentence: best,
-            candidate: c,
-        });
+
+    /// The first column the question names that links one of the row's pages and whose
+    /// cell is not itself what the question names it by.
+    fn asked_in_row<'n>(
+        &self,
+        row: &[Ranked],
+        named: &'n [Vec<NamedColumn>],
+    ) -> Option<&'n NamedColumn> {
+        let (tn, r, _) = row.iter().find_map(|r| r.candidate.cell)?;
+        let cells = &self.seed.rows(tn - 1).rows.get(r)?.cells;
+        named.get(tn - 1)?.iter().find(|n| {
+            let linked = row
+                .iter()
+                .any(|r| r.candidate.cell.is_some_and(|c| c.2 == n.col));
+            let cell = cells.iter().find(|c| c.col == n.col);
+            linked && cell.is_some_and(|c| n.named_in(&c.text))
+        })
     }
-    let loose_best = loose_ranked.iter().map(|r| r.score).fold(0.0, f64::max);
-    for r in loose_ranked {
-        if loose_best > 0.0 && r.score >= PAGE_RATIO * loose_best {
-            ranked.push(r);
-        } else {
-            rejected.push(reject(
-                &r.candidate,
-                r.score,
-                format!(
-                    "its text scores {:.2}, below {PAGE_RATIO} × the best of its kind ({loose_best:.2})",
-                    r.score
-                ),
-            ));
+
+    /// Pages with no row (siblings, category members, outlinks): their own text decides.
+    fn rank_loose(
+        &self,
+        loose: Vec<Candidate>,
+        scored: &UnitScores,
+        texts: &mut PageTexts,
+        ranked: &mut Vec<Ranked>,
+        rejected: &mut Vec<Rejected>,
+    ) -> Result<(), FrontierError> {
+        let residual = residual_query(self.searcher, &self.opts.query, "", &scored.seed_terms);
+        let mut loose_ranked = Vec::new();
+        for c in loose {
+            if loose_ranked
+                .iter()
+                .any(|r: &Ranked| r.candidate.page == c.page)
+            {
+                continue;
+            }
+            let (page_score, best) = texts.score(self.searcher, c.page, &residual)?;
+            loose_ranked.push(Ranked {
+                score: page_score,
+                row_score: 0.0,
+                page_score,
+                best_sentence: best,
+                candidate: c,
+            });
         }
+        let loose_best = loose_ranked.iter().map(|r| r.score).fold(0.0, f64::max);
+        for r in loose_ranked {
+            if loose_best > 0.0 && r.score >= PAGE_RATIO * loose_best {
+                ranked.push(r);
+            } else {
+                rejected.push(reject(
+                    &r.candidate,
+                    r.score,
+                    format!(
+                        "its text scores {:.2}, below {PAGE_RATIO} × the best of its kind ({loose_best:.2})",
+                        r.score
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
-    // The question asks for a column of the rows it picks: those cells answer it, and
-    // every page is rejected saying so.
-    let answer_in_row = if opts.rules.answer_in_row {
-        let kept_rows: Vec<(usize, usize)> = (0..unit_texts.len())
-            .filter(|&i| kept_unit(i))
-            .map(|i| unit_rows[i])
+
+    /// When the rule is on: whether the question asks for a column of the kept rows.
+    fn answer_in_row(&self, units: &Units, scored: &UnitScores) -> Option<AnswerInRow> {
+        if !self.opts.rules.answer_in_row {
+            return None;
+        }
+        let kept_rows: Vec<(usize, usize)> = (0..units.texts.len())
+            .filter(|&i| scored.kept(i))
+            .map(|i| units.rows[i])
             .collect::<Option<_>>()
             .unwrap_or_default();
-        asked_for(&opts.query, &seed.title)
+        asked_for(&self.opts.query, &self.seed.page.title)
             .filter(AskedFor::names_a_thing)
-            .and_then(|a| answered_by_row(&seed_page, &labels, &kept_rows, &a))
-    } else {
-        None
-    };
-    if let Some(a) = &answer_in_row {
-        let why = format!(
-            "the question asks for the \"{}\" column ({}) of the row it picks, which holds the answer: {}",
-            a.label,
-            a.asked,
-            a.values.join(" | ")
-        );
-        for r in ranked.drain(..) {
-            rejected.push(reject(&r.candidate, r.score, why.clone()));
-        }
+            .and_then(|a| answered_by_row(self.seed, &scored.labels, &kept_rows, &a))
     }
-    // One entry per page: its best occurrence.
-    ranked.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.candidate.title.cmp(&b.candidate.title))
-    });
-    let mut pages: Vec<Ranked> = Vec::new();
-    for r in ranked {
-        if pages.iter().any(|p| p.candidate.page == r.candidate.page) {
-            continue;
-        }
-        if pages.len() >= opts.limit {
-            rejected.push(reject(
-                &r.candidate,
-                r.score,
-                format!("beyond the limit of {} pages", opts.limit),
-            ));
-        } else {
-            pages.push(r);
-        }
-    }
-    // A page kept through one occurrence is not also rejected through another.
-    let kept: BTreeSet<u32> = pages.iter().map(|r| r.candidate.page).collect();
-    let titles: BTreeSet<String> = kept
-        .iter()
-        .filter_map(|&p| pages.iter().find(|r| r.candidate.page == p))
-        .map(|r| r.candidate.title.clone())
-        .collect();
-    let mut seen = BTreeSet::new();
-    rejected.retain(|r| !titles.contains(&r.title) && seen.insert(r.title.clone()));
-    rejected.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.title.cmp(&b.title)));
 
-    // Unresolved links matter only in the rows the question is about.
-    unresolved.retain(|u| match u.locator.rsplit_once(" col ") {
-        Some((unit, _)) => unit_of.get(unit).is_some_and(|&i| kept_unit(i)),
-        None => true,
-    });
-    let mut units: Vec<UnitScore> = unit_texts
-        .iter()
-        .enumerate()
-        .map(|(i, (loc, text))| UnitScore {
-            locator: loc.clone(),
-            table: unit_rows[i].map(|(t, _)| t),
-            row: unit_rows[i].map(|(_, r)| r),
-            text: text.clone(),
-            score: unit_scores[i],
-            kept: kept_unit(i),
-        })
-        .collect();
-    units.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.locator.cmp(&b.locator)));
-    Ok(Frontier {
-        seed_step: Step {
-            operator: "seed",
-            role: Role::Seed,
-            from: seed.title.clone(),
-            locator: seed.title.clone(),
-            reason: "the page the question starts from".into(),
-        },
-        seed: seed.title.clone(),
-        query: opts.query.clone(),
-        table: opts.table,
-        ops: ops.into_iter().collect(),
-        units,
-        pages,
-        rejected,
-        unresolved,
-        counts,
-        superlatives,
-        answer_in_row,
-    })
+    /// One entry per page, its best occurrence, best first, up to the limit; a page kept
+    /// through one occurrence is not also rejected through another.
+    fn best_pages(&self, mut ranked: Vec<Ranked>, rejected: &mut Vec<Rejected>) -> Vec<Ranked> {
+        ranked.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.candidate.title.cmp(&b.candidate.title))
+        });
+        let mut pages: Vec<Ranked> = Vec::new();
+        for r in ranked {
+            if pages.iter().any(|p| p.candidate.page == r.candidate.page) {
+                continue;
+            }
+            if pages.len() >= self.opts.limit {
+                rejected.push(reject(
+                    &r.candidate,
+                    r.score,
+                    format!("beyond the limit of {} pages", self.opts.limit),
+                ));
+            } else {
+                pages.push(r);
+            }
+        }
+        let titles: BTreeSet<String> = pages.iter().map(|r| r.candidate.title.clone()).collect();
+        let mut seen = BTreeSet::new();
+        rejected.retain(|r| !titles.contains(&r.title) && seen.insert(r.title.clone()));
+        rejected.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.title.cmp(&b.title)));
+        pages
+    }
 }
 
 /// Whether the kept rows answer the question themselves: they are rows of one table
@@ -701,44 +909,6 @@ fn residual_query(
         query.to_string()
     } else {
         rest.join(" ")
-    }
-}
-
-/// The texts of the pages a plan scores, each decoded on first use.
-struct PageTexts<'a> {
-    index: &'a Index,
-    texts: BTreeMap<u32, Option<PageText>>,
-}
-
-impl<'a> PageTexts<'a> {
-    fn new(index: &'a Index) -> Self {
-        PageTexts {
-            index,
-            texts: BTreeMap::new(),
-        }
-    }
-
-    /// The best sentence of page `n` for `query`, and its BM25 score.
-    fn score(
-        &mut self,
-        searcher: &crate::text::search::TextSearcher,
-        n: u32,
-        query: &str,
-    ) -> Result<(f64, Option<String>), FrontierError> {
-        let text = match self.texts.entry(n) {
-            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::btree_map::Entry::Vacant(e) => e.insert(self.index.page_text(n)?),
-        };
-        Ok(match text {
-            Some(t) => match best_sentences(searcher, t, None, query, SENTENCES_PER_PAGE)
-                .into_iter()
-                .next()
-            {
-                Some(b) => (b.score, Some(b.text)),
-                None => (0.0, None),
-            },
-            None => (0.0, None),
-        })
     }
 }
 

@@ -81,6 +81,9 @@ pub(crate) struct AskedFor {
     pub copula: bool,
     /// The content words that head the phrase, in order (at most [`HEAD`]).
     pub head: Vec<Token>,
+    /// The phrase asks for the year of an event its verb names: "what **year did** the
+    /// club win …", "in what **year was** it founded".
+    pub year_of_event: bool,
 }
 
 impl AskedFor {
@@ -89,9 +92,15 @@ impl AskedFor {
     /// words after them describe the row, not what is asked), "who" before a verb asks
     /// for whoever did something the row's pages tell, and "how many X" asks for a
     /// count that a table cell rarely is.
+    ///
+    /// A year followed by an auxiliary verb ("what year did … win", "in which year was
+    /// … founded") asks, like "when", for the time of something the subject did: its
+    /// page tells it. A table's year column dates the row itself, which the question
+    /// already uses to pick the row; asked for directly ("what is the year of …",
+    /// "graduated in which year"), it is the answer.
     pub fn names_a_thing(&self) -> bool {
         match self.wh.as_str() {
-            "what" | "which" => true,
+            "what" | "which" => !self.year_of_event,
             "who" | "whom" => self.copula,
             _ => false,
         }
@@ -101,6 +110,14 @@ impl AskedFor {
 /// The content words read as the head of a wh-phrase: enough for "postcode district",
 /// few enough that the rest of the question (which describes the row) stays out.
 const HEAD: usize = 3;
+
+/// Stems of the words that ask for a year.
+const YEAR_WORDS: [&str; 3] = ["year", "decad", "centuri"];
+
+/// Auxiliary verbs that, right after a wh-phrase, start the question's own clause.
+const AUXILIARIES: [&str; 9] = [
+    "did", "does", "do", "was", "were", "is", "are", "has", "had",
+];
 
 /// The wh-phrase of the question: its first question word, then — past a copula, an
 /// article, numbers and words of the seed's title ("which **2013 Los Angeles Galaxy**
@@ -141,7 +158,16 @@ pub(crate) fn asked_for(query: &str, seed_title: &str) -> Option<AskedFor> {
         .take(HEAD)
         .cloned()
         .collect();
-    Some(AskedFor { wh, copula, head })
+    let year_of_event = matches!(&head[..], [h] if YEAR_WORDS.contains(&h.stem.as_str()))
+        && tokens
+            .get(j + 1)
+            .is_some_and(|t| AUXILIARIES.contains(&t.folded.as_str()));
+    Some(AskedFor {
+        wh,
+        copula,
+        head,
+        year_of_event,
+    })
 }
 
 /// The column the question asks for, when its wh-phrase names one: the first label
@@ -688,6 +714,34 @@ mod tests {
             assert_eq!(asked(q, &l, "Race"), None, "{q}");
         }
         assert_eq!(asked_for("Name the river.", "Rivers"), None);
+    }
+
+    #[test]
+    fn a_year_asked_with_a_verb_after_it_is_the_time_of_an_event() {
+        // Real questions and labels, OTT-QA dev: the year column dates the row, the
+        // question asks when the row's subject did something.
+        let l = ["Year", "Winner", "Runner-up", "Score"];
+        for q in [
+            "What year did the CONCACAF team based in Carson , California win runner up ?",
+            "In what year was the post-war Dinky Toys company with the shortest name founded ?",
+            "Which years did the university that was runner-up of the 1997 WCC basketball tourney win the NCAA basketball tournament ?",
+        ] {
+            assert!(asked_for(q, "Cup").unwrap().year_of_event, "{q}");
+            assert_eq!(asked(q, &l, "Cup"), None, "{q}");
+        }
+        // Asked for directly, the year is the row's own cell.
+        for q in [
+            "What is the year of the Nacional championship winner who was officially founded December 24 , 1889 by a group of railway workers ?",
+            "The oldest MacArthur Fellow graduated New York University in which year ?",
+        ] {
+            assert!(!asked_for(q, "Cup").unwrap().year_of_event, "{q}");
+            assert_eq!(asked(q, &l, "Cup"), Some(0), "{q}");
+        }
+        // Another head before the verb still names its column.
+        let l = ["Date", "Event", "Venue"];
+        let q =
+            "What date did the 1924 Summer Olympics event take place that had 169 participants ?";
+        assert_eq!(asked(q, &l, "Hungary at the 1924 Summer Olympics"), Some(0));
     }
 
     #[test]

@@ -6,8 +6,6 @@
 //! normalized by the page's average sentence length. Deterministic: ties go to the
 //! earlier sentence.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use super::search::TextSearcher;
@@ -39,66 +37,17 @@ pub fn best_sentences(
     claim: &str,
     k: usize,
 ) -> Vec<ScoredSentence> {
-    let mut claim_terms = searcher.terms(claim);
-    claim_terms.sort();
-    claim_terms.dedup();
-    if claim_terms.is_empty() {
+    let idf = claim_idf(searcher, claim);
+    if idf.is_empty() {
         return Vec::new();
     }
-    // A vector in sorted term order, not a map: the sum below is then taken in the same
-    // order every run, so scores (and ties) are bit-for-bit reproducible.
-    let idf: Vec<(&str, f64)> = claim_terms
-        .iter()
-        .map(|t| {
-            let (df, n) = searcher.doc_freq(t);
-            let idf = ((n as f64 - df as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln();
-            (t.as_str(), idf)
-        })
-        .collect();
-    let candidates: Vec<(u32, usize, &super::Sentence)> = text
-        .sentences()
-        .filter(|(s, _, _)| section.is_none_or(|want| *s == want))
-        .collect();
-    if candidates.is_empty() {
-        return Vec::new();
-    }
-    let tokenized: Vec<Vec<String>> = candidates
-        .iter()
-        .map(|(_, _, s)| searcher.terms(&s.text))
-        .collect();
-    let avg = tokenized.iter().map(Vec::len).sum::<usize>() as f64 / tokenized.len() as f64;
-    // Score every candidate, then copy out only the best `k`.
-    let mut ranked: Vec<(f64, usize)> = tokenized
-        .iter()
-        .enumerate()
-        .map(|(c, terms)| {
-            let len = terms.len() as f64;
-            let mut tf: HashMap<&str, usize> = HashMap::new();
-            for t in terms {
-                *tf.entry(t.as_str()).or_default() += 1;
-            }
-            let score = idf
-                .iter()
-                .map(|(t, w)| {
-                    let f = *tf.get(t).unwrap_or(&0) as f64;
-                    if f == 0.0 {
-                        0.0
-                    } else {
-                        w * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * len / avg.max(1.0)))
-                    }
-                })
-                .sum();
-            (score, c)
-        })
-        .filter(|(score, _)| *score > 0.0)
-        .collect();
-    // Candidates are in document order, so the index breaks ties by (section, sentence).
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    ranked.truncate(k);
-    ranked
+    let terms = SentenceTerms::new(searcher, text, section);
+    terms
+        .rank(&idf, k)
         .into_iter()
         .map(|(score, c)| {
-            let (section, sentence, s) = candidates[c];
+            let (section, sentence) = terms.places[c];
+            let s = &text.sections[section as usize].sentences[sentence];
             ScoredSentence {
                 section,
                 sentence,
@@ -110,4 +59,112 @@ pub fn best_sentences(
             }
         })
         .collect()
+}
+
+/// The claim's distinct terms in sorted order, each with its wiki-wide IDF. A vector in
+/// sorted term order, not a map: the BM25 sum is then taken in the same order every run,
+/// so scores (and ties) are bit-for-bit reproducible.
+pub fn claim_idf(searcher: &TextSearcher, claim: &str) -> Vec<(String, f64)> {
+    let mut claim_terms = searcher.terms(claim);
+    claim_terms.sort();
+    claim_terms.dedup();
+    claim_terms
+        .into_iter()
+        .map(|t| {
+            let idf = term_idf(searcher, &t);
+            (t, idf)
+        })
+        .collect()
+}
+
+/// The wiki-wide IDF of an analysed term.
+pub fn term_idf(searcher: &TextSearcher, term: &str) -> f64 {
+    let (df, n) = searcher.doc_freq(term);
+    ((n as f64 - df as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
+}
+
+/// A page's sentences (optionally one section's) tokenized once, so that they can be
+/// ranked against many claims: the frontier planner scores a page once for each row that
+/// links it, each row leaving other words of the question unexplained.
+#[derive(Debug, Clone, Default)]
+pub struct SentenceTerms {
+    /// (section, sentence) of each candidate sentence, in document order.
+    places: Vec<(u32, usize)>,
+    /// Each sentence's term frequencies, sorted by term.
+    tf: Vec<Vec<(String, u32)>>,
+    /// Each sentence's length in terms.
+    lens: Vec<usize>,
+    /// Average sentence length.
+    avg: f64,
+}
+
+impl SentenceTerms {
+    pub fn new(searcher: &TextSearcher, text: &PageText, section: Option<u32>) -> SentenceTerms {
+        let mut out = SentenceTerms::default();
+        for (sec, i, s) in text.sentences() {
+            if section.is_some_and(|want| sec != want) {
+                continue;
+            }
+            let mut terms = searcher.terms(&s.text);
+            out.lens.push(terms.len());
+            terms.sort_unstable();
+            let mut tf: Vec<(String, u32)> = Vec::new();
+            for t in terms {
+                match tf.last_mut() {
+                    Some((last, n)) if *last == t => *n += 1,
+                    _ => tf.push((t, 1)),
+                }
+            }
+            out.tf.push(tf);
+            out.places.push((sec, i));
+        }
+        if !out.lens.is_empty() {
+            out.avg = out.lens.iter().sum::<usize>() as f64 / out.lens.len() as f64;
+        }
+        out
+    }
+
+    /// (section, sentence) of candidate `c`.
+    pub fn place(&self, c: usize) -> (u32, usize) {
+        self.places[c]
+    }
+
+    /// The best `k` sentences for a claim given as [`claim_idf`] gives it: (BM25 score,
+    /// candidate), best first, only those matching some term; ties go to the earlier
+    /// sentence.
+    pub fn rank(&self, idf: &[(String, f64)], k: usize) -> Vec<(f64, usize)> {
+        if idf.is_empty() {
+            return Vec::new();
+        }
+        let avg = self.avg.max(1.0);
+        let mut ranked: Vec<(f64, usize)> = self
+            .tf
+            .iter()
+            .zip(&self.lens)
+            .enumerate()
+            .map(|(c, (tf, len))| {
+                let len = *len as f64;
+                let score = idf
+                    .iter()
+                    .map(|(t, w)| {
+                        let f = tf
+                            .binary_search_by(|(x, _)| x.as_str().cmp(t))
+                            .map_or(0, |i| tf[i].1) as f64;
+                        if f == 0.0 {
+                            0.0
+                        } else {
+                            w * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * len / avg))
+                        }
+                    })
+                    .sum();
+                (score, c)
+            })
+            .filter(|(score, _)| *score > 0.0)
+            .collect();
+        // Candidates are in document order, so the index breaks ties by (section,
+        // sentence).
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        ranked.truncate(k);
+        ranked
+    }
 }
