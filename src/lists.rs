@@ -53,14 +53,8 @@ pub fn siblings(
         .collect::<Result<_, _>>()?;
     let final_page = |ns: i32, dbkey: &str| -> Option<u32> {
         let n = index.find(ns, dbkey)?;
-        let rec = index.page(n).ok()?;
-        match &rec.redirect {
-            None => Some(n),
-            Some(rd) => match rd.resolution {
-                crate::index::Resolution::Page { page, .. } => Some(page),
-                _ => None,
-            },
-        }
+        let landing = index.follow(n, index.page(n).ok()?).ok()?;
+        Some(landing.number)
     };
     let mut list_pages = Vec::new();
     let mut found: BTreeMap<u32, Vec<Together>> = BTreeMap::new();

@@ -7,6 +7,7 @@
 pub mod csr;
 mod file;
 pub mod manifest;
+mod page_for;
 pub mod pages;
 mod publish;
 pub mod sources;
@@ -18,6 +19,7 @@ pub(crate) mod varint;
 use std::path::{Path, PathBuf};
 
 pub use manifest::Manifest;
+pub use page_for::{DeadEnd, DeadRedirect, Landing, Named, NotFound, PageFor};
 pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
 pub use store::{Records, Store, StoreWriter, TEXT_BLOCK_SIZE, encode};
