@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use super::checks::{Check, Severity};
+use super::count::Item;
 use super::row_checks::RowSummary;
 use super::{Ctx, Finding, values};
 use crate::index::IndexError;
@@ -122,20 +123,7 @@ fn cardinality(
     out: &mut Vec<Finding>,
 ) -> Result<(), IndexError> {
     let scope = &ctx.contract.scope;
-    let source = scope.count_source.clone().or_else(|| {
-        ctx.contract
-            .sources
-            .iter()
-            .find(|s| {
-                matches!(s.role.as_deref(), Some("count" | "list"))
-                    && s.locator.as_ref().is_some_and(|l| l.contains("table:"))
-            })
-            .and_then(|s| {
-                crate::locator::parse_relative(s.locator.as_deref()?, &s.page)
-                    .ok()
-                    .map(|l| l.to_string())
-            })
-    });
+    let source = count_source(ctx);
     let sample_note = |f: &mut Finding| {
         if !scope.exhaustive {
             f.severity = Severity::Advisory;
@@ -176,33 +164,7 @@ fn cardinality(
             return Ok(());
         }
     };
-    // Apply the filters whose column maps to a source column.
-    let mut unapplied = Vec::new();
-    let mut items = Vec::new();
-    'item: for it in &counted.items {
-        for flt in &ctx.filters {
-            let Some(sc) = ctx
-                .contract
-                .column(&flt.column)
-                .and_then(|c| c.source_col.as_ref())
-            else {
-                if !unapplied.contains(&flt.text) {
-                    unapplied.push(flt.text.clone());
-                }
-                continue;
-            };
-            let cell = sc
-                .position(it.cells.iter().map(|c| c.0.as_deref()))
-                .ok()
-                .and_then(|i| it.cells.get(i))
-                .map(|c| c.1.as_str());
-            let Some(cell) = cell else { continue };
-            if flt.test(cell, false) == Some(false) {
-                continue 'item;
-            }
-        }
-        items.push(it);
-    }
+    let (items, unapplied) = scope_filtered(ctx, &counted.items);
     let expected = items.len();
     let filtered = if ctx.filters.is_empty() || unapplied.len() == ctx.filters.len() {
         String::new()
@@ -251,6 +213,57 @@ fn cardinality(
         out.push(f);
     }
     Ok(())
+}
+
+/// The table whose items the staged rows are counted against: the scope's count source,
+/// else the first `count` or `list` source naming a table.
+fn count_source(ctx: &Ctx<'_>) -> Option<String> {
+    ctx.contract.scope.count_source.clone().or_else(|| {
+        ctx.contract
+            .sources
+            .iter()
+            .find(|s| {
+                matches!(s.role.as_deref(), Some("count" | "list"))
+                    && s.locator.as_ref().is_some_and(|l| l.contains("table:"))
+            })
+            .and_then(|s| {
+                crate::locator::parse_relative(s.locator.as_deref()?, &s.page)
+                    .ok()
+                    .map(|l| l.to_string())
+            })
+    })
+}
+
+/// The count source's items that pass the scope filters whose column maps to a source
+/// column, and the filters that could not be applied (no `source_col`).
+fn scope_filtered<'i>(ctx: &Ctx<'_>, all: &'i [Item]) -> (Vec<&'i Item>, Vec<String>) {
+    let mut unapplied = Vec::new();
+    let mut items = Vec::new();
+    'item: for it in all {
+        for flt in &ctx.filters {
+            let Some(sc) = ctx
+                .contract
+                .column(&flt.column)
+                .and_then(|c| c.source_col.as_ref())
+            else {
+                if !unapplied.contains(&flt.text) {
+                    unapplied.push(flt.text.clone());
+                }
+                continue;
+            };
+            let cell = sc
+                .position(it.cells.iter().map(|c| c.0.as_deref()))
+                .ok()
+                .and_then(|i| it.cells.get(i))
+                .map(|c| c.1.as_str());
+            let Some(cell) = cell else { continue };
+            if flt.test(cell, false) == Some(false) {
+                continue 'item;
+            }
+        }
+        items.push(it);
+    }
+    (items, unapplied)
 }
 
 /// Check 10: every required role is present, every source has a role and resolves.

@@ -405,13 +405,6 @@ impl Index {
             .map_or_else(Vec::new, |p| p.links_in.row(n as usize))
     }
 
-    /// Number of pages linking to page `n` directly (0 on a `--pages-only` index).
-    pub fn inlink_count(&self, n: u32) -> usize {
-        self.parsed
-            .as_ref()
-            .map_or(0, |p| p.links_in.degree(n as usize))
-    }
-
     /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
     pub fn redirects_to(&self, n: u32) -> Vec<u32> {
         self.parsed
@@ -587,12 +580,9 @@ impl WarningsWriter {
     }
 }
 
-/// Where queries look when no `--index` is given: `$WIKIWIT_INDEX`, else the only index
-/// under `./index/`.
+/// Where queries look when no index directory is named: the only index under
+/// `./index/`. (Naming one, by option or environment, is the caller's policy.)
 pub fn default_dir() -> Result<PathBuf, IndexError> {
-    if let Some(p) = std::env::var_os("WIKIWIT_INDEX") {
-        return Ok(PathBuf::from(p));
-    }
     let root = Path::new("index");
     let mut found = Vec::new();
     if let Ok(entries) = std::fs::read_dir(root) {
