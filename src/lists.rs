@@ -5,6 +5,8 @@
 //! ([`crate::wikitext::is_list_page`]) and stored in its page record; this
 //! module reads that flag from the index.
 
+use crate::wikitext::PageStructure;
+
 /// Where a page and its sibling appear together.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Together {
@@ -53,14 +55,8 @@ pub fn siblings(
         .collect::<Result<_, _>>()?;
     let final_page = |ns: i32, dbkey: &str| -> Option<u32> {
         let n = index.find(ns, dbkey)?;
-        let rec = index.page(n).ok()?;
-        match &rec.redirect {
-            None => Some(n),
-            Some(rd) => match rd.resolution {
-                crate::index::Resolution::Page { page, .. } => Some(page),
-                _ => None,
-            },
-        }
+        let landing = index.follow(n, index.page(n).ok()?).ok()?;
+        Some(landing.number)
     };
     let mut list_pages = Vec::new();
     let mut found: BTreeMap<u32, Vec<Together>> = BTreeMap::new();
@@ -95,89 +91,9 @@ pub fn siblings(
                 }
             }
         };
-        // Same column of the same table.
-        for (ti, t) in s.tables.iter().enumerate() {
-            let labels = t.column_labels();
-            for (ri, row) in t.rows.iter().enumerate() {
-                for cell in &row.cells {
-                    if !cell.links.iter().any(|&i| mine.contains(&(i as usize))) {
-                        continue;
-                    }
-                    let col = cell.col as usize;
-                    let place = match labels.get(col).cloned().flatten() {
-                        Some(l) => format!("table {}, column {l:?}", ti + 1),
-                        None => format!("table {}, column {col}", ti + 1),
-                    };
-                    for (rj, other) in t.rows.iter().enumerate() {
-                        if rj == ri {
-                            continue;
-                        }
-                        if let Some(c) = other.cells.iter().find(|c| c.col as usize == col)
-                            && let Some(&first) = c.links.first()
-                        {
-                            add(first, "table", place.clone());
-                        }
-                    }
-                }
-            }
-        }
-        // Neighbouring items of the same list (same section and depth, consecutive).
-        for (ii, item) in s.lists.iter().enumerate() {
-            if !item.links.iter().any(|&i| mine.contains(&(i as usize))) {
-                continue;
-            }
-            let same = |j: usize| {
-                s.lists.get(j).is_some_and(|x| {
-                    x.section == item.section
-                        && x.depth == item.depth
-                        && x.in_table == item.in_table
-                })
-            };
-            let mut lo = ii;
-            while lo > 0 && same(lo - 1) {
-                lo -= 1;
-            }
-            let mut hi = ii;
-            while same(hi + 1) {
-                hi += 1;
-            }
-            let place = match crate::query::section_anchor(&s, item.section) {
-                Some(a) => format!("list in section {}", a.replace('_', " ")),
-                None => "list in the lead".to_string(),
-            };
-            for j in lo..=hi {
-                if j != ii
-                    && let Some(&first) = s.lists[j].links.first()
-                {
-                    add(first, "list", place.clone());
-                }
-            }
-        }
-        // Other links in the same template call (navigation boxes, lists in templates).
-        for &m in &mine {
-            let l = &s.links[m];
-            if !l.in_template {
-                continue;
-            }
-            let Some(call) = s
-                .templates
-                .iter()
-                .filter(|t| t.start <= l.start && l.end <= t.end)
-                .min_by_key(|t| t.end - t.start)
-            else {
-                continue;
-            };
-            if s.infoboxes.iter().any(|ib| ib.start == call.start) {
-                continue;
-            }
-            let place = format!("template {}", call.dbkey.replace('_', " "));
-            for (j, other) in s.links.iter().enumerate() {
-                if j != m && other.in_template && call.start <= other.start && other.end <= call.end
-                {
-                    add(j as u32, "template", place.clone());
-                }
-            }
-        }
+        table_neighbours(&s, &mine, &mut add);
+        list_neighbours(&s, &mine, &mut add);
+        template_neighbours(&s, &mine, &mut add);
     }
     let mut siblings: Vec<Sibling> = found
         .into_iter()
@@ -203,4 +119,107 @@ pub fn siblings(
         list_pages,
         siblings,
     })
+}
+
+/// Links in the same column of the same table as one of the page's links.
+fn table_neighbours(
+    s: &PageStructure,
+    mine: &[usize],
+    add: &mut dyn FnMut(u32, &'static str, String),
+) {
+    for (ti, t) in s.tables.iter().enumerate() {
+        let labels = t.column_labels();
+        for (ri, row) in t.rows.iter().enumerate() {
+            for cell in &row.cells {
+                if !cell.links.iter().any(|&i| mine.contains(&(i as usize))) {
+                    continue;
+                }
+                let col = cell.col as usize;
+                let place = match labels.get(col).cloned().flatten() {
+                    Some(l) => format!("table {}, column {l:?}", ti + 1),
+                    None => format!("table {}, column {col}", ti + 1),
+                };
+                for (rj, other) in t.rows.iter().enumerate() {
+                    if rj == ri {
+                        continue;
+                    }
+                    if let Some(c) = other.cells.iter().find(|c| c.col as usize == col)
+                        && let Some(&first) = c.links.first()
+                    {
+                        add(first, "table", place.clone());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Neighbouring items of the same list as one of the page's links (same section and
+/// depth, consecutive).
+fn list_neighbours(
+    s: &PageStructure,
+    mine: &[usize],
+    add: &mut dyn FnMut(u32, &'static str, String),
+) {
+    for (ii, item) in s.lists.iter().enumerate() {
+        if !item.links.iter().any(|&i| mine.contains(&(i as usize))) {
+            continue;
+        }
+        let same = |j: usize| {
+            s.lists.get(j).is_some_and(|x| {
+                x.section == item.section && x.depth == item.depth && x.in_table == item.in_table
+            })
+        };
+        let mut lo = ii;
+        while lo > 0 && same(lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = ii;
+        while same(hi + 1) {
+            hi += 1;
+        }
+        let place = match crate::query::section_anchor(s, item.section) {
+            Some(a) => format!("list in section {}", a.replace('_', " ")),
+            None => "list in the lead".to_string(),
+        };
+        for j in lo..=hi {
+            if j != ii
+                && let Some(&first) = s.lists[j].links.first()
+            {
+                add(first, "list", place.clone());
+            }
+        }
+    }
+}
+
+/// Other links in the same template call (navigation boxes, lists in templates) as one
+/// of the page's links; infoboxes excluded.
+fn template_neighbours(
+    s: &PageStructure,
+    mine: &[usize],
+    add: &mut dyn FnMut(u32, &'static str, String),
+) {
+    for &m in mine {
+        let l = &s.links[m];
+        if !l.in_template {
+            continue;
+        }
+        let Some(call) = s
+            .templates
+            .iter()
+            .filter(|t| t.start <= l.start && l.end <= t.end)
+            .min_by_key(|t| t.end - t.start)
+        else {
+            continue;
+        };
+        if s.infoboxes.iter().any(|ib| ib.start == call.start) {
+            continue;
+        }
+        let place = format!("template {}", call.dbkey.replace('_', " "));
+        for (j, other) in s.links.iter().enumerate() {
+            if j != m && other.in_template && call.start <= other.start && other.end <= call.end {
+                add(j as u32, "template", place.clone());
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
+use crate::index::{DeadEnd, Index, IndexError, NotFound, PageRecord};
 
 /// A page as reported to users.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,12 +82,13 @@ pub fn resolve(index: &Index, query: &str) -> Result<Resolved, IndexError> {
         reason: None,
     };
     let codec = index.codec();
-    match index.lookup(query) {
-        Lookup::Invalid(e) => {
+    let landed = match index.page_for(query)? {
+        Err(NotFound::InvalidTitle { error, .. }) => {
             out.status = Status::Invalid;
-            out.reason = Some(e.to_string());
+            out.reason = Some(error.to_string());
+            return Ok(out);
         }
-        Lookup::Interwiki(t) => {
+        Err(NotFound::OtherWiki(t)) => {
             out.status = Status::Interwiki;
             out.title = Some(format!(
                 "{}:{}",
@@ -95,59 +96,67 @@ pub fn resolve(index: &Index, query: &str) -> Result<Resolved, IndexError> {
                 codec.prefixed_text(t.ns, &t.dbkey)
             ));
             out.fragment = t.fragment;
+            return Ok(out);
         }
-        Lookup::Missing(t) => {
+        Err(NotFound::NoPage(t)) => {
             out.title = Some(codec.prefixed_text(t.ns, &t.dbkey));
             out.ns = Some(t.ns);
             out.fragment = t.fragment;
             out.status = Status::Missing;
+            return Ok(out);
         }
-        Lookup::Page(t, n) => {
-            let rec = index.page(n)?;
-            out.title = Some(index.display_title(&rec));
-            out.ns = Some(rec.ns);
-            out.page = Some(page_ref(index, &rec));
-            out.fragment = t.fragment;
-            match &rec.redirect {
-                None => {
-                    out.status = Status::Page;
-                    out.target = out.page.clone();
-                }
-                Some(rd) => {
-                    out.chain.push(index.display_title(&rec));
-                    // Walk the chain for display; the stored resolution says how it ends.
-                    let total = rd.resolution.hops() as usize;
-                    let mut cur = rec.clone();
-                    while let Some(r) = &cur.redirect {
-                        if r.interwiki.is_some() || out.chain.len() > total {
-                            break;
-                        }
-                        let next_title = codec.prefixed_text(r.ns, &r.dbkey);
-                        out.chain.push(next_title);
-                        match index.find(r.ns, &r.dbkey) {
-                            Some(m) => cur = index.page(m)?,
-                            None => break,
-                        }
-                    }
-                    match &rd.resolution {
-                        Resolution::Page { page, fragment, .. } => {
-                            let fin = index.page(*page)?;
-                            out.status = Status::Redirect;
-                            out.target = Some(page_ref(index, &fin));
-                            if out.fragment.is_none() {
-                                out.fragment = fragment.clone();
-                            }
-                        }
-                        Resolution::Missing { .. } => out.status = Status::BrokenRedirect,
-                        Resolution::Loop { .. } => out.status = Status::RedirectLoop,
-                        Resolution::Interwiki { .. } => {
-                            out.status = Status::Interwiki;
-                            out.fragment = rd.fragment.clone();
-                        }
-                    }
-                }
+        Err(NotFound::DeadRedirect(dead)) => Err(dead),
+        Ok(landing) => Ok(landing),
+    };
+    let named = match &landed {
+        Ok(l) => &l.named,
+        Err(dead) => &dead.named,
+    };
+    let rec = &named.record;
+    out.title = Some(index.display_title(rec));
+    out.ns = Some(rec.ns);
+    out.page = Some(page_ref(index, rec));
+    out.fragment = named.title.as_ref().and_then(|t| t.fragment.clone());
+    let Some(rd) = rec.redirect.clone() else {
+        out.status = Status::Page;
+        out.target = out.page.clone();
+        return Ok(out);
+    };
+    out.chain = redirect_chain(index, rec)?;
+    match landed {
+        Ok(landing) => {
+            out.status = Status::Redirect;
+            out.target = Some(page_ref(index, &landing.record(index)?));
+            out.fragment = landing.fragment();
+        }
+        Err(dead) => match dead.end {
+            DeadEnd::NoPage => out.status = Status::BrokenRedirect,
+            DeadEnd::Loop => out.status = Status::RedirectLoop,
+            DeadEnd::OtherWiki => {
+                out.status = Status::Interwiki;
+                out.fragment = rd.fragment;
             }
-        }
+        },
     }
     Ok(out)
+}
+
+/// The titles a redirect's chain visits, the redirect first: walked for display (the
+/// stored resolution says how the chain ends and how many hops it has).
+fn redirect_chain(index: &Index, rec: &PageRecord) -> Result<Vec<String>, IndexError> {
+    let codec = index.codec();
+    let total = rec.redirect.as_ref().map_or(0, |rd| rd.resolution.hops()) as usize;
+    let mut chain = vec![index.display_title(rec)];
+    let mut cur = rec.clone();
+    while let Some(r) = &cur.redirect {
+        if r.interwiki.is_some() || chain.len() > total {
+            break;
+        }
+        chain.push(codec.prefixed_text(r.ns, &r.dbkey));
+        match index.find(r.ns, &r.dbkey) {
+            Some(m) => cur = index.page(m)?,
+            None => break,
+        }
+    }
+    Ok(chain)
 }

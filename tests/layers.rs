@@ -50,7 +50,7 @@ fn layer(module: &str) -> Option<u8> {
 /// Replaces comments (line, doc, nested block) and the contents of string and char
 /// literals by spaces, keeping newlines so that byte offsets still give line numbers.
 /// A `crate::x` inside a doc link or an error message names nothing.
-fn code_only(src: &str) -> String {
+pub(crate) fn code_only(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = b.to_vec();
     let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
@@ -215,7 +215,7 @@ fn named_modules(code: &str) -> Vec<(usize, String)> {
     found
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .expect("read src/")
         .map(|e| e.expect("directory entry").path())

@@ -12,6 +12,7 @@ mod dumps;
 mod expand;
 mod expand_mw;
 mod faults;
+mod fn_length;
 mod formats;
 mod frontier;
 mod hostile;

@@ -106,19 +106,4 @@ impl Check {
             Check::Provenance => Severity::Hygiene,
         }
     }
-
-    /// Whether the check looks at one row at a time (run in parallel) rather than at the
-    /// whole table.
-    pub fn row_level(self) -> bool {
-        matches!(
-            self,
-            Check::CitationGate
-                | Check::RowEvidence
-                | Check::ClaimType
-                | Check::Temporal
-                | Check::Schema
-                | Check::Normalization
-                | Check::ScopeMatch
-        )
-    }
 }

@@ -516,17 +516,7 @@ impl RowCheck<'_, '_> {
                 .map(|e| values::supports(c.kind, &value, &spelling, e, &resolve_name))
                 .collect();
             if !verdicts.iter().any(|v| v.stated) {
-                let shown = match (candidates.as_slice(), verdicts.as_slice()) {
-                    ([one], [v]) if one.cell => format!(
-                        " (the cell says {:?}{})",
-                        one.text,
-                        v.rule
-                            .refusal()
-                            .map(|r| format!(": {r}"))
-                            .unwrap_or_default()
-                    ),
-                    _ => String::new(),
-                };
+                let shown = cell_says(&candidates, &verdicts);
                 let what = format!("{} = {value:?}{shown}", c.name);
                 if own {
                     unsupported.push(what);
@@ -696,6 +686,20 @@ impl RowCheck<'_, '_> {
                 }
             }
         }
+    }
+}
+/// What a single cell said, and why it does not state the value, for a finding.
+fn cell_says(candidates: &[Evidence<'_>], verdicts: &[values::Verdict]) -> String {
+    match (candidates, verdicts) {
+        ([one], [v]) if one.cell => format!(
+            " (the cell says {:?}{})",
+            one.text,
+            v.rule
+                .refusal()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        _ => String::new(),
     }
 }
 

@@ -101,7 +101,7 @@ pub enum Outcome {
 #[derive(Debug, clap::Args)]
 pub struct IndexArg {
     /// Index directory (default: $WIKIWIT_INDEX, else the only index under ./index/).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", env = "WIKIWIT_INDEX")]
     index: Option<PathBuf>,
 }
 

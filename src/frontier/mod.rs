@@ -17,7 +17,7 @@ use std::cell::OnceCell;
 
 use serde::Serialize;
 
-use crate::index::{Index, IndexError, PageRecord, Resolution};
+use crate::index::{Index, IndexError, Landing, PageRecord};
 use crate::query::{Found, QueryError, find_page};
 use crate::wikitext::PageStructure;
 use rows::{RowRead, key_column, read_rows};
@@ -151,6 +151,14 @@ pub(crate) fn target(index: &Index, ns: i32, dbkey: &str) -> Result<Option<Targe
     }
 }
 
+/// Where a title text leads, redirects followed; `None` when it leads to no page.
+pub(crate) fn target_for(index: &Index, title: &str) -> Result<Option<Target>, IndexError> {
+    match index.page_for(title)? {
+        Ok(landing) => landed(index, &landing).map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
 /// Follows page `n` (whose record is `rec`) to its final page; `None` for a broken
 /// redirect. For callers that already hold the page, so it is not looked up again.
 pub(crate) fn target_of(
@@ -158,21 +166,18 @@ pub(crate) fn target_of(
     n: u32,
     rec: &PageRecord,
 ) -> Result<Option<Target>, IndexError> {
-    match &rec.redirect {
-        None => Ok(Some(Target {
-            page: n,
-            title: index.display_title(rec),
-            via: None,
-        })),
-        Some(rd) => match rd.resolution {
-            Resolution::Page { page, .. } => Ok(Some(Target {
-                page,
-                title: index.display_title(&index.page(page)?),
-                via: Some(index.display_title(rec)),
-            })),
-            _ => Ok(None),
-        },
+    match index.follow(n, rec.clone()) {
+        Ok(landing) => landed(index, &landing).map(Some),
+        Err(_) => Ok(None),
     }
+}
+
+fn landed(index: &Index, landing: &Landing) -> Result<Target, IndexError> {
+    Ok(Target {
+        page: landing.number,
+        title: index.display_title(&landing.record(index)?),
+        via: landing.via(index),
+    })
 }
 
 /// The seed page, decoded once for every operator a plan runs on it: its structure, and

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::rows::{cell_locator, key_of};
 use super::{
-    Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_of,
+    Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_for,
+    target_of,
 };
 use crate::index::{Index, Lookup};
 use crate::query::{find_page, section_anchor};
@@ -564,10 +565,7 @@ impl<'a> EntityNames<'a> {
             };
             return push_target(index, out, t, f);
         }
-        let found = match index.lookup(k) {
-            Lookup::Page(_, n) => target_of(index, n, &index.page(n)?)?,
-            _ => None,
-        };
+        let found = target_for(index, k)?;
         let Some(t) = found else {
             out.unresolved.push(Unresolved {
                 key: k.to_string(),

@@ -8,6 +8,7 @@ pub mod csr;
 pub mod fault;
 mod file;
 pub mod manifest;
+mod page_for;
 pub mod pages;
 mod publish;
 pub mod sources;
@@ -19,6 +20,7 @@ pub(crate) mod varint;
 use std::path::{Path, PathBuf};
 
 pub use manifest::Manifest;
+pub use page_for::{DeadEnd, DeadRedirect, Landing, Named, NotFound, PageFor};
 pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
 pub use publish::Staging;
 pub use store::{Records, Store, StoreWriter, TEXT_BLOCK_SIZE, encode};
@@ -419,16 +421,6 @@ impl Index {
         )
     }
 
-    /// Number of pages linking to page `n` directly (0 on a `--pages-only` index).
-    pub fn inlink_count(&self, n: u32) -> usize {
-        if self.manifest.counts.duplicate_titles > 0 {
-            return self.inlinks(n).len();
-        }
-        self.parsed
-            .as_ref()
-            .map_or(0, |p| p.links_in.degree(n as usize))
-    }
-
     /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
     pub fn redirects_to(&self, n: u32) -> Vec<u32> {
         self.without_shadowed(
@@ -609,12 +601,9 @@ impl WarningsWriter {
     }
 }
 
-/// Where queries look when no `--index` is given: `$WIKIWIT_INDEX`, else the only index
-/// under `./index/`.
+/// Where queries look when no index directory is named: the only index under
+/// `./index/`. (Naming one, by option or environment, is the caller's policy.)
 pub fn default_dir() -> Result<PathBuf, IndexError> {
-    if let Some(p) = std::env::var_os("WIKIWIT_INDEX") {
-        return Ok(PathBuf::from(p));
-    }
     let root = Path::new("index");
     let mut found = Vec::new();
     if let Ok(entries) = std::fs::read_dir(root) {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 
 use super::{Column, Locator, SectionSpec, Target};
-use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution as RedirectEnd};
+use crate::index::{DeadEnd, DeadRedirect, Index, IndexError, NotFound, PageRecord};
 use crate::text::PageText;
 use crate::wikitext::{PageStructure, Table};
 
@@ -328,50 +328,28 @@ impl<'a> Resolver<'a> {
 
     fn lookup(&self, title: &str) -> Result<PageLookup, IndexError> {
         let index = self.index;
-        let (t, n) = match index.lookup(title) {
-            Lookup::Page(t, n) => (t, n),
-            Lookup::Missing(t) => {
+        let landing = match index.page_for(title)? {
+            Ok(l) => l,
+            Err(NotFound::NoPage(t)) => {
                 return Ok(Err(Unresolved::NoSuchPage {
                     title: index.codec().prefixed_text(t.ns, &t.dbkey),
                 }));
             }
-            Lookup::Invalid(e) => {
+            Err(NotFound::InvalidTitle { error, .. }) => {
                 return Ok(Err(Unresolved::InvalidTitle {
                     title: title.to_string(),
-                    why: e.to_string(),
+                    why: error.to_string(),
                 }));
             }
-            Lookup::Interwiki(_) => {
+            Err(NotFound::OtherWiki(_)) => {
                 return Ok(Err(Unresolved::OtherWiki {
                     title: title.to_string(),
                 }));
             }
+            Err(NotFound::DeadRedirect(dead)) => return Ok(Err(redirect_elsewhere(index, &dead))),
         };
-        let rec = index.page(n)?;
-        let Some(rd) = &rec.redirect else {
-            return Ok(Ok((n, Vec::new(), t.fragment)));
-        };
-        let from = index.display_title(&rec);
-        Ok(match &rd.resolution {
-            RedirectEnd::Page { page, fragment, .. } => {
-                Ok((*page, vec![from], t.fragment.or(fragment.clone())))
-            }
-            RedirectEnd::Missing { .. } => Err(Unresolved::RedirectElsewhere {
-                from,
-                why: format!(
-                    "its target {:?} has no page",
-                    index.codec().prefixed_text(rd.ns, &rd.dbkey)
-                ),
-            }),
-            RedirectEnd::Loop { .. } => Err(Unresolved::RedirectElsewhere {
-                from,
-                why: "its redirect chain loops".into(),
-            }),
-            RedirectEnd::Interwiki { .. } => Err(Unresolved::RedirectElsewhere {
-                from,
-                why: "it points to another wiki".into(),
-            }),
-        })
+        let via = landing.via(index).into_iter().collect();
+        Ok(Ok((landing.number, via, landing.fragment())))
     }
 
     /// The decoded page `n` (cached).
@@ -668,10 +646,9 @@ impl<'a> Resolver<'a> {
 
 /// Where a redirect page ends (itself if not a redirect or if it ends nowhere).
 pub(crate) fn final_page(index: &Index, n: u32) -> Result<u32, IndexError> {
-    let rec = index.page(n)?;
-    Ok(match rec.redirect.as_ref().map(|r| &r.resolution) {
-        Some(RedirectEnd::Page { page, .. }) => *page,
-        _ => n,
+    Ok(match index.follow(n, index.page(n)?) {
+        Ok(landing) => landing.number,
+        Err(_) => n,
     })
 }
 
@@ -760,4 +737,22 @@ fn infobox_field(page: &PageData, field: &str) -> Result<Content, Unresolved> {
             .flat_map(|b| b.fields.iter().map(|f| f.name.clone()))
             .collect(),
     })
+}
+
+/// A title that names a redirect leading to no page of this wiki.
+fn redirect_elsewhere(index: &Index, dead: &DeadRedirect) -> Unresolved {
+    let rec = &dead.named.record;
+    let why = match (dead.end, &rec.redirect) {
+        (DeadEnd::NoPage, Some(rd)) => format!(
+            "its target {:?} has no page",
+            index.codec().prefixed_text(rd.ns, &rd.dbkey)
+        ),
+        (DeadEnd::NoPage, None) => "its target has no page".into(),
+        (DeadEnd::Loop, _) => "its redirect chain loops".into(),
+        (DeadEnd::OtherWiki, _) => "it points to another wiki".into(),
+    };
+    Unresolved::RedirectElsewhere {
+        from: index.display_title(rec),
+        why,
+    }
 }

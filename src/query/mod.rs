@@ -23,7 +23,7 @@ pub use tables::{
     table, table_row,
 };
 
-use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
+use crate::index::{Index, IndexError, NotFound, PageRecord};
 use crate::wikitext::PageStructure;
 
 /// Why a query has no answer (exit code 1) or failed (exit code 2).
@@ -61,48 +61,34 @@ pub struct Found {
 
 /// Finds the page a title names, following redirects to their target.
 pub fn find_page(index: &Index, title: &str) -> Result<Found, QueryError> {
-    let (t, n) = match index.lookup(title) {
-        Lookup::Page(t, n) => (t, n),
-        Lookup::Missing(t) => {
+    let landing = match index.page_for(title)? {
+        Ok(l) => l,
+        Err(NotFound::NoPage(t)) => {
             return Err(QueryError::NotFound(format!(
                 "no page {:?}",
                 index.codec().prefixed_text(t.ns, &t.dbkey)
             )));
         }
-        Lookup::Invalid(e) => {
+        Err(NotFound::InvalidTitle { error, .. }) => {
             return Err(QueryError::NotFound(format!(
-                "{title:?} is not a valid title: {e}"
+                "{title:?} is not a valid title: {error}"
             )));
         }
-        Lookup::Interwiki(_) => {
+        Err(NotFound::OtherWiki(_)) => {
             return Err(QueryError::NotFound(format!(
                 "{title:?} is on another wiki"
             )));
         }
+        Err(NotFound::DeadRedirect(dead)) => {
+            return Err(QueryError::NotFound(format!(
+                "{:?} is a redirect that does not lead to a page",
+                index.display_title(&dead.named.record)
+            )));
+        }
     };
-    let rec = index.page(n)?;
-    let mut via = Vec::new();
-    let mut fragment = t.fragment;
-    let (number, record) = match &rec.redirect {
-        None => (n, rec),
-        Some(rd) => match &rd.resolution {
-            Resolution::Page {
-                page, fragment: f, ..
-            } => {
-                via.push(index.display_title(&rec));
-                if fragment.is_none() {
-                    fragment = f.clone();
-                }
-                (*page, index.page(*page)?)
-            }
-            _ => {
-                return Err(QueryError::NotFound(format!(
-                    "{:?} is a redirect that does not lead to a page",
-                    index.display_title(&rec)
-                )));
-            }
-        },
-    };
+    let via = landing.via(index).into_iter().collect();
+    let fragment = landing.fragment();
+    let (number, record) = (landing.number, landing.record(index)?);
     Ok(Found {
         title: index.display_title(&record),
         page_id: record.id,

@@ -38,11 +38,6 @@ pub struct Title {
 }
 
 impl Title {
-    /// Whether this is a local title (no interwiki prefix).
-    pub fn is_local(&self) -> bool {
-        self.interwiki.is_none()
-    }
-
     /// The fragment as it appears in a URL or anchor (`_` for spaces).
     pub fn fragment_dbkey(&self) -> Option<String> {
         self.fragment.as_ref().map(|f| f.replace(' ', "_"))

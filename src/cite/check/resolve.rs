@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use crate::cite::parse::Source;
-use crate::index::{Index, IndexError, Lookup, PageRecord, Resolution};
+use crate::index::{Index, IndexError, NotFound, PageRecord};
 use crate::locator::subsections_end;
 use crate::query::section_anchor;
 use crate::query::text::section_number;
@@ -275,62 +275,63 @@ impl<'i> Resolver<'i> {
     /// The page a citation names, with the fragment a redirect adds.
     #[allow(clippy::type_complexity)]
     fn find(&self, w: &Wanted) -> Result<(Existence, Option<(u32, Option<String>)>), IndexError> {
-        let number = match w.title {
-            Some(title) => match self.index.lookup(title) {
-                Lookup::Page(_, n) => n,
-                Lookup::Missing(t) => {
+        let landed = match w.title {
+            Some(title) => match self.index.page_for(title)? {
+                Ok(l) => Ok(l),
+                Err(NotFound::NoPage(t)) => {
                     let title = self.index.codec().prefixed_text(t.ns, &t.dbkey);
                     return Ok((Existence::Missing { title }, None));
                 }
-                Lookup::Invalid(e) => {
+                Err(NotFound::InvalidTitle { error, .. }) => {
                     return Ok((
                         Existence::InvalidTitle {
                             title: title.to_string(),
-                            reason: e.to_string(),
+                            reason: error.to_string(),
                         },
                         None,
                     ));
                 }
-                Lookup::Interwiki(t) => {
+                Err(NotFound::OtherWiki(t)) => {
                     let wiki = t.interwiki.unwrap_or_default();
                     return Ok((Existence::OtherWiki { wiki }, None));
                 }
+                Err(NotFound::DeadRedirect(dead)) => Err(dead),
             },
-            None => {
-                let by_id = w.curid.and_then(|id| self.ids().get(&id).copied());
-                let by_rev = w.oldid.and_then(|r| self.revs().get(&r).copied());
-                match by_id.or(by_rev) {
-                    Some(n) => n,
-                    None => {
-                        let title = match (w.curid, w.oldid) {
-                            (Some(c), _) => format!("page id {c}"),
-                            (None, Some(o)) => format!("revision {o}"),
-                            (None, None) => "(no title)".to_string(),
-                        };
-                        return Ok((Existence::Missing { title }, None));
-                    }
+            None => match self.by_number(w) {
+                Some(n) => self.index.follow(n, self.index.page(n)?),
+                None => {
+                    let title = match (w.curid, w.oldid) {
+                        (Some(c), _) => format!("page id {c}"),
+                        (None, Some(o)) => format!("revision {o}"),
+                        (None, None) => "(no title)".to_string(),
+                    };
+                    return Ok((Existence::Missing { title }, None));
                 }
-            }
+            },
         };
-        let rec = self.index.page(number)?;
-        let Some(rd) = &rec.redirect else {
-            return Ok((Existence::Page, Some((number, None))));
-        };
-        match &rd.resolution {
-            Resolution::Page { page, fragment, .. } => Ok((
+        Ok(match landed {
+            Ok(l) if !l.is_redirect() => (Existence::Page, Some((l.number, None))),
+            Ok(l) => (
                 Existence::Redirect {
-                    via: vec![self.index.display_title(&rec)],
+                    via: l.via(self.index).into_iter().collect(),
                 },
                 // The chain's fragment: the redirect's own when no later hop sets one.
-                Some((*page, fragment.clone())),
-            )),
-            _ => Ok((
+                Some((l.number, l.redirect_fragment)),
+            ),
+            Err(dead) => (
                 Existence::BrokenRedirect {
-                    title: self.index.display_title(&rec),
+                    title: self.index.display_title(&dead.named.record),
                 },
                 None,
-            )),
-        }
+            ),
+        })
+    }
+
+    /// The page a citation without a title names by page id or revision id.
+    fn by_number(&self, w: &Wanted) -> Option<u32> {
+        let by_id = w.curid.and_then(|id| self.ids().get(&id).copied());
+        let by_rev = w.oldid.and_then(|r| self.revs().get(&r).copied());
+        by_id.or(by_rev)
     }
 
     fn ids(&self) -> &HashMap<u64, u32> {
