@@ -229,33 +229,7 @@ fn cardinality(
             return Ok(());
         }
     };
-    // Apply the filters whose column maps to a source column.
-    let mut unapplied = Vec::new();
-    let mut items = Vec::new();
-    'item: for it in &counted.items {
-        for flt in &ctx.filters {
-            let Some(sc) = ctx
-                .contract
-                .column(&flt.column)
-                .and_then(|c| c.source_col.as_ref())
-            else {
-                if !unapplied.contains(&flt.text) {
-                    unapplied.push(flt.text.clone());
-                }
-                continue;
-            };
-            let cell = sc
-                .position(it.cells.iter().map(|c| c.0.as_deref()))
-                .ok()
-                .and_then(|i| it.cells.get(i))
-                .map(|c| c.1.as_str());
-            let Some(cell) = cell else { continue };
-            if flt.test(cell, false) == Some(false) {
-                continue 'item;
-            }
-        }
-        items.push(it);
-    }
+    let (items, unapplied) = scope_filtered(ctx, &counted.items);
     let expected = items.len();
     let filtered = if ctx.filters.is_empty() || unapplied.len() == ctx.filters.len() {
         String::new()
@@ -323,6 +297,41 @@ fn count_source(ctx: &Ctx<'_>) -> Option<String> {
                     .map(|l| l.to_string())
             })
     })
+}
+
+/// The count source's items that pass the scope filters whose column maps to a source
+/// column, and the filters that could not be applied (no `source_col`).
+fn scope_filtered<'i>(
+    ctx: &Ctx<'_>,
+    all: &'i [super::count::Item],
+) -> (Vec<&'i super::count::Item>, Vec<String>) {
+    let mut unapplied = Vec::new();
+    let mut items = Vec::new();
+    'item: for it in all {
+        for flt in &ctx.filters {
+            let Some(sc) = ctx
+                .contract
+                .column(&flt.column)
+                .and_then(|c| c.source_col.as_ref())
+            else {
+                if !unapplied.contains(&flt.text) {
+                    unapplied.push(flt.text.clone());
+                }
+                continue;
+            };
+            let cell = sc
+                .position(it.cells.iter().map(|c| c.0.as_deref()))
+                .ok()
+                .and_then(|i| it.cells.get(i))
+                .map(|c| c.1.as_str());
+            let Some(cell) = cell else { continue };
+            if flt.test(cell, false) == Some(false) {
+                continue 'item;
+            }
+        }
+        items.push(it);
+    }
+    (items, unapplied)
 }
 
 /// Check 10: every required role is present, every source has a role and resolves.
