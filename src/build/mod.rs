@@ -188,16 +188,99 @@ fn to_page(
     ctx: &Ctx<'_>,
     expander: Option<&Expander<'_>>,
 ) -> Result<PageOut, DumpError> {
-    let (path, codec, lang) = (ctx.path, ctx.codec, ctx.lang);
-    let title = codec
-        .parse_page_title(&raw.title)
-        .map_err(|reason| DumpError::InvalidTitle {
-            path: path.to_path_buf(),
-            location: loc,
-            title: raw.title.clone(),
+    let bad = |message: String| DumpError::BadPage {
+        path: ctx.path.to_path_buf(),
+        location: loc,
+        title: raw.title.clone(),
+        id: raw.id,
+        message,
+    };
+    let (title, timestamp) = checked_title(&raw, loc, ctx)?;
+    let mut warnings = Vec::new();
+    let target = redirect_target(&raw, ctx, &mut warnings);
+    let (structure, text) = analyzed(&raw, &title, ctx, expander, &mut warnings);
+    let (text_bytes, docs) = match ctx.docs {
+        None => (Vec::new(), Vec::new()),
+        Some(maker) => {
+            let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
+            let headings: Vec<String> = structure
+                .sections
+                .iter()
+                .map(|x| x.heading.clone())
+                .collect();
+            let t = if target.is_some() {
+                None
+            } else {
+                text.as_ref()
+            };
+            let docs = maker.docs(&display, &headings, t);
+            let empty = crate::text::PageText::default();
+            let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), &structure);
+            let bytes = index::encode(&stored).map_err(|e| bad(e.to_string()))?;
+            (bytes, docs)
+        }
+    };
+    for w in &structure.warnings {
+        warnings.push(page_warning(&raw, "parse", w.clone()));
+    }
+    // List pages are recognized from their structure; not at all without it.
+    let list_page = ctx.parse && crate::wikitext::is_list_page(&title, &structure, ctx.lang);
+    let (link_keys, categories) = graph_keys(&structure);
+    let encoded = if ctx.parse {
+        index::encode(&structure).map_err(|e| bad(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    Ok(PageOut {
+        rec: PageRecord {
             id: raw.id,
-            reason,
-        })?;
+            ns: title.ns,
+            dbkey: title.dbkey,
+            rev_id: raw.rev_id,
+            timestamp,
+            len: raw.text.len() as u64,
+            model: raw.model.clone().into_owned(),
+            redirect: None,
+            list_page,
+        },
+        target,
+        warnings,
+        structure: encoded,
+        link_keys,
+        categories,
+        text: text_bytes,
+        docs,
+    })
+}
+
+/// A warning about the page being read.
+fn page_warning(raw: &RawPage<'_>, kind: &str, message: String) -> Warning {
+    Warning {
+        page_id: raw.id,
+        title: raw.title.clone(),
+        kind: kind.into(),
+        message,
+    }
+}
+
+/// The page's title, checked against the namespace the dump declares, and its revision
+/// time in Unix seconds: a dump that disagrees with itself is refused, not guessed at.
+fn checked_title(
+    raw: &RawPage<'_>,
+    loc: Location,
+    ctx: &Ctx<'_>,
+) -> Result<(Title, i64), DumpError> {
+    let path = ctx.path;
+    let title =
+        ctx.codec
+            .parse_page_title(&raw.title)
+            .map_err(|reason| DumpError::InvalidTitle {
+                path: path.to_path_buf(),
+                location: loc,
+                title: raw.title.clone(),
+                id: raw.id,
+                reason,
+            })?;
     let bad = |message: String| DumpError::BadPage {
         path: path.to_path_buf(),
         location: loc,
@@ -229,27 +312,47 @@ fn to_page(
         ))
     })?
     .unix_timestamp();
-    let mut warnings = Vec::new();
-    let mut target = None;
-    if raw.model == "wikitext" {
-        match redirect::parse(&raw.text, lang, raw.redirect_attr.is_some(), codec) {
-            RedirectSyntax::Target(t) => target = Some(t),
-            RedirectSyntax::Invalid(text, reason) => warnings.push(Warning {
-                page_id: raw.id,
-                title: raw.title.clone(),
-                kind: "invalid-redirect-target".into(),
-                message: format!("redirect to {text:?} is not a valid title ({reason}); treated as an ordinary page"),
-            }),
-            RedirectSyntax::None if raw.redirect_attr.is_some() => warnings.push(Warning {
-                page_id: raw.id,
-                title: raw.title.clone(),
-                kind: "redirect-mismatch".into(),
-                message: "the dump marks the page as a redirect but its text is not redirect syntax".into(),
-            }),
-            RedirectSyntax::None => {}
-        }
+    Ok((title, timestamp))
+}
+
+/// The redirect target a wikitext page's text names; a target that is not a title, or a
+/// dump's redirect flag on a text that is not a redirect, is a warning and an ordinary
+/// page.
+fn redirect_target(raw: &RawPage<'_>, ctx: &Ctx<'_>, warnings: &mut Vec<Warning>) -> Option<Title> {
+    if raw.model != "wikitext" {
+        return None;
     }
-    let (structure, text) = match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
+    match redirect::parse(&raw.text, ctx.lang, raw.redirect_attr.is_some(), ctx.codec) {
+        RedirectSyntax::Target(t) => return Some(t),
+        RedirectSyntax::Invalid(text, reason) => warnings.push(page_warning(
+            raw,
+            "invalid-redirect-target",
+            format!(
+                "redirect to {text:?} is not a valid title ({reason}); treated as an ordinary page"
+            ),
+        )),
+        RedirectSyntax::None if raw.redirect_attr.is_some() => warnings.push(page_warning(
+            raw,
+            "redirect-mismatch",
+            "the dump marks the page as a redirect but its text is not redirect syntax".into(),
+        )),
+        RedirectSyntax::None => {}
+    }
+    None
+}
+
+/// The page's structure and, when text is built, its plain text: from the expansion when
+/// templates are expanded, from the text as written otherwise; nothing for a page of
+/// another content model or a `--pages-only` build.
+fn analyzed(
+    raw: &RawPage<'_>,
+    title: &Title,
+    ctx: &Ctx<'_>,
+    expander: Option<&Expander<'_>>,
+    warnings: &mut Vec<Warning>,
+) -> (PageStructure, Option<crate::text::PageText>) {
+    let (codec, lang) = (ctx.codec, ctx.lang);
+    match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
         (true, with_text) if expander.is_some() => {
             let ex = expander.expect("checked by the guard");
             let a = wikitext::expanded::analyze_expanded(
@@ -262,12 +365,7 @@ fn to_page(
                 with_text,
             );
             for w in a.expansion.iter().flat_map(|e| &e.warnings) {
-                warnings.push(Warning {
-                    page_id: raw.id,
-                    title: raw.title.clone(),
-                    kind: "expand".into(),
-                    message: w.to_string(),
-                });
+                warnings.push(page_warning(raw, "expand", w.to_string()));
             }
             (a.structure, a.text)
         }
@@ -282,39 +380,12 @@ fn to_page(
             None,
         ),
         (false, _) => (PageStructure::default(), None),
-    };
-    let (text_bytes, docs) = match ctx.docs {
-        None => (Vec::new(), Vec::new()),
-        Some(maker) => {
-            let display = codec.prefixed_text(title.ns, &title.dbkey);
-            let headings: Vec<String> = structure
-                .sections
-                .iter()
-                .map(|x| x.heading.clone())
-                .collect();
-            let t = if target.is_some() {
-                None
-            } else {
-                text.as_ref()
-            };
-            let docs = maker.docs(&display, &headings, t);
-            let empty = crate::text::PageText::default();
-            let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), &structure);
-            let bytes = index::encode(&stored).map_err(|e| bad(e.to_string()))?;
-            (bytes, docs)
-        }
-    };
-    for w in &structure.warnings {
-        warnings.push(Warning {
-            page_id: raw.id,
-            title: raw.title.clone(),
-            kind: "parse".into(),
-            message: w.clone(),
-        });
     }
-    // List pages are recognized from their structure; not at all without it.
-    let list_page = ctx.parse && crate::wikitext::is_list_page(&title, &structure, lang);
-    // Sorted and unique here, on the workers, so the consumer only forwards them.
+}
+
+/// The title-map keys of the page's link targets and its category names, sorted and
+/// unique here, on the workers, so the consumer only forwards them.
+fn graph_keys(structure: &PageStructure) -> (Vec<Vec<u8>>, Vec<String>) {
     let mut link_keys: Vec<Vec<u8>> = structure
         .links
         .iter()
@@ -329,31 +400,7 @@ fn to_page(
         .collect();
     categories.sort_unstable();
     categories.dedup();
-    let encoded = if ctx.parse {
-        index::encode(&structure).map_err(|e| bad(e.to_string()))?
-    } else {
-        Vec::new()
-    };
-    Ok(PageOut {
-        rec: PageRecord {
-            id: raw.id,
-            ns: title.ns,
-            dbkey: title.dbkey,
-            rev_id: raw.rev_id,
-            timestamp,
-            len: raw.text.len() as u64,
-            model: raw.model.clone().into_owned(),
-            redirect: None,
-            list_page,
-        },
-        target,
-        warnings,
-        structure: encoded,
-        link_keys,
-        categories,
-        text: text_bytes,
-        docs,
-    })
+    (link_keys, categories)
 }
 
 /// The page a title keeps among pages sharing it, and a warning for each other one.
@@ -521,273 +568,177 @@ pub fn build(
     pool.install(|| build_in_pool(opts, threads, progress, cancel))
 }
 
-fn build_in_pool(
+/// The phases' wall times, as the manifest records them.
+struct Clock {
+    started: Instant,
+    mark: Instant,
+    phases: Vec<(String, f64)>,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            started: Instant::now(),
+            mark: Instant::now(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Records the phase that ends now.
+    fn lap(&mut self, name: &str) {
+        self.phases
+            .push((name.to_string(), self.mark.elapsed().as_secs_f64()));
+        self.mark = Instant::now();
+    }
+}
+
+/// Template expansion's inputs, when pages are expanded.
+struct Expansion {
+    info: SourcesInfo,
+    sources: Sources,
+    /// The date the expansion's time functions see (`--build-date`, else the newest
+    /// revision in the dump).
+    build_date: i64,
+    config: ExpandConfig,
+}
+
+impl Expansion {
+    /// The stored sources as the expander reads them, without a title map: the titles
+    /// are known only at the build's end.
+    fn lookup(&self) -> SourceLookup<'_> {
+        SourceLookup {
+            sources: &self.sources,
+            titles: None,
+        }
+    }
+}
+
+/// The first pass: the templates, modules and messages every page may call, stored in
+/// the staging directory, and the expander's configuration.
+fn prepare_expansion(
     opts: &BuildOptions,
-    threads: usize,
+    dump: &Dump,
+    codec: &TitleCodec,
+    dir: &Path,
+    files: &mut BTreeMap<String, u64>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
-) -> Result<BuildReport, BuildError> {
-    let started = Instant::now();
-    let mut timings: Vec<(String, f64)> = Vec::new();
-    let mut mark = Instant::now();
-    let dump = Dump::open(&opts.dump, opts.multistream_index.as_deref())?;
-    let site = dump.siteinfo().clone();
-    let codec = TitleCodec::new(&site, opts.interwiki);
-    let target_dir = opts
-        .index_dir
-        .clone()
-        .unwrap_or_else(|| Path::new("index").join(sanitize_dirname(&site.dbname)));
-    let staging = Staging::begin(&target_dir)?;
-    let dir = staging.dir().to_path_buf();
-    let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
-    let tmp = spill.path().to_path_buf();
-    let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
-    let parse = !opts.pages_only;
-    let mut files = BTreeMap::new();
-    // Templates, modules and messages first: every page may call them.
-    let (sources_info, sources) = if parse && opts.expand {
-        let (info, (rec, map)) =
-            sources::first_pass(&dump, &codec, &site.lang, &dir, progress, cancel)?;
-        files.insert(index::files::SOURCES.to_string(), rec);
-        files.insert(index::files::SOURCES_MAP.to_string(), map);
-        timings.push((
-            "read templates and modules".into(),
-            mark.elapsed().as_secs_f64(),
-        ));
-        mark = Instant::now();
-        (Some(info), Some(Sources::open(&dir)?))
-    } else {
-        (None, None)
-    };
-    let build_date = sources_info
-        .as_ref()
-        .map(|i| opts.build_date.unwrap_or(i.newest_revision));
-    let lookup = sources.as_ref().map(|s| SourceLookup {
-        sources: s,
-        titles: None,
-    });
-    let expand_config = match build_date {
-        Some(now) => Some(expand_config(
-            &site,
-            now,
-            opts.messages.as_deref(),
-            &dir,
-            &mut files,
-        )?),
-        None => None,
-    };
-    let with_text = opts.text && parse;
-    let mut structures: Option<StoreWriter<PageStructure>> = if parse {
-        Some(StoreWriter::create(
-            &dir.join(index::files::STRUCTURE),
-            index::kinds::STRUCTURE,
-        )?)
-    } else {
-        None
-    };
-    let mut graph = parse.then(|| GraphBuilder::new(&tmp, &budget));
-    let mut text_store: Option<StoreWriter<index::StoredText>> = if with_text {
-        Some(StoreWriter::with_block_size(
-            &dir.join(index::files::TEXT),
-            index::kinds::TEXT,
-            index::TEXT_BLOCK_SIZE,
-        )?)
-    } else {
-        None
-    };
-    let text_index = if with_text {
-        Some(crate::text::search::TextIndexWriter::create(&dir, 256)?)
-    } else {
-        None
-    };
-    let maker = text_index.as_ref().map(|w| w.doc_maker());
-    let ctx = Ctx {
-        path: dump.path(),
-        codec: &codec,
-        lang: &site.lang,
-        docs: maker.as_ref(),
-        parse,
-        expand: lookup.as_ref().zip(expand_config.as_ref()),
-    };
-    // Page records without their redirect resolution (patched in once all titles are
-    // known), every title, every redirect target: each leaves memory as its page passes.
-    let pages_tmp_path = tmp.join("pages.tmp");
-    let mut pages_tmp: StoreWriter<PageRecord> =
-        StoreWriter::create(&pages_tmp_path, index::kinds::PAGES)?;
-    let mut titles: Sorter<KeyVal> = Sorter::new("titles", &tmp, budget.share(0.15));
-    let mut redirect_spool = RedirectSpool::create(&tmp)?;
-    let mut warnings = WarningsWriter::create(&dir.join(index::files::WARNINGS))?;
-    let mut counts = Counts::default();
-    let (sha, read) = std::thread::scope(|s| {
+) -> Result<Expansion, BuildError> {
+    let site = dump.siteinfo();
+    let (info, (rec, map)) = sources::first_pass(dump, codec, &site.lang, dir, progress, cancel)?;
+    files.insert(index::files::SOURCES.to_string(), rec);
+    files.insert(index::files::SOURCES_MAP.to_string(), map);
+    let build_date = opts.build_date.unwrap_or(info.newest_revision);
+    let config = expand_config(site, build_date, opts.messages.as_deref(), dir, files)?;
+    Ok(Expansion {
+        info,
+        sources: Sources::open(dir)?,
+        build_date,
+        config,
+    })
+}
+
+/// The main pass: every page read, analysed on the workers and handed to `sinks` in dump
+/// order, while another thread hashes the dump. Returns the dump's SHA-256 and what the
+/// reader saw.
+fn read_pages(
+    dump: &Dump,
+    ctx: &Ctx<'_>,
+    sinks: &mut Sinks,
+    text_index: Option<&crate::text::search::TextIndexWriter>,
+    progress: &dyn Progress,
+    cancel: &AtomicBool,
+) -> (String, Result<crate::dump::ReadStats, DumpError>) {
+    std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
-        let mut n: u32 = 0;
         let read = dump.pages_with(
             // One expander per worker thread: its caches of parsed templates and of
             // page-independent expansions serve every page that thread reads.
             || {
                 ctx.expand
-                    .map(|(lookup, config)| Expander::new(lookup, &codec, config.clone()))
+                    .map(|(lookup, config)| Expander::new(lookup, ctx.codec, config.clone()))
             },
-            |expander, raw, loc| to_page(raw, loc, &ctx, expander.as_ref()),
-            |mut p| {
-                index::fault::point("read");
-                let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
-                // Page numbers are u32 everywhere; u32::MAX is the "missing" marker.
-                if n == u32::MAX - 1 {
-                    return Err(DumpError::Internal {
-                        message: format!("more than {} pages", u32::MAX - 1),
-                    });
-                }
-                if let Some(ts) = text_store.as_mut() {
-                    ts.push_encoded(&p.text).map_err(consumer)?;
-                }
-                if let Some(ti) = text_index.as_ref() {
-                    index::fault::point("text");
-                    ti.add_docs(n, std::mem::take(&mut p.docs))
-                        .map_err(|e| DumpError::Consumer(Box::new(e)))?;
-                }
-                if let (Some(st), Some(g)) = (structures.as_mut(), graph.as_mut()) {
-                    g.add_page(
-                        n,
-                        std::mem::take(&mut p.link_keys),
-                        std::mem::take(&mut p.categories),
-                    )
-                    .map_err(consumer)?;
-                    st.push_encoded(&p.structure).map_err(consumer)?;
-                }
-                titles
-                    .push(KeyVal {
-                        key: index::titles_key(p.rec.ns, &p.rec.dbkey).into_boxed_slice(),
-                        val: n,
-                    })
-                    .map_err(consumer)?;
-                if let Some(t) = &p.target {
-                    redirect_spool.push(n, t).map_err(consumer)?;
-                }
-                for w in &p.warnings {
-                    warnings.push(w).map_err(consumer)?;
-                }
-                *counts.by_namespace.entry(p.rec.ns).or_default() += 1;
-                counts.text_bytes += p.rec.len;
-                pages_tmp.push(&p.rec).map_err(consumer)?;
-                n += 1;
-                Ok(())
-            },
+            |expander, raw, loc| to_page(raw, loc, ctx, expander.as_ref()),
+            |p| sinks.consume(p, text_index),
             |done| progress.advance(done),
             cancel,
         );
         progress.finish();
         (hasher.join().expect("hashing thread"), read)
-    });
-    let stats = match read {
-        Ok(v) => v,
-        Err(DumpError::Consumer(e)) => match e.downcast::<IndexError>() {
-            Ok(ie) => return Err(BuildError::Index(*ie)),
-            Err(other) => match other.downcast::<crate::text::search::SearchError>() {
-                Ok(se) => return Err(BuildError::Text(*se)),
-                Err(other) => {
-                    return Err(BuildError::Dump(DumpError::Internal {
-                        message: other.to_string(),
-                    }));
-                }
-            },
-        },
-        Err(e) => return Err(e.into()),
-    };
-    timings.push(("read and parse pages".into(), mark.elapsed().as_secs_f64()));
-    mark = Instant::now();
-    let index_digest = match &opts.multistream_index {
-        Some(p) => Some(file_digest(p)?),
+    })
+}
+
+/// The full-text index's final commit, on a thread of its own so that it runs alongside
+/// the write phase.
+fn spawn_text_commit(
+    ti: crate::text::search::TextIndexWriter,
+) -> std::thread::JoinHandle<Result<(), crate::text::search::SearchError>> {
+    std::thread::spawn(move || {
+        index::fault::point("text-commit");
+        let done = ti.finish();
+        index::fault::point("text-commit");
+        done
+    })
+}
+
+/// What the title-map side of the write phase produced: the sizes of `titles.fst` and
+/// `pages.rec`, the redirect-target adjacency, and the redirect counts.
+type PagesSide = (u64, u64, Option<graph::PairsWritten>, Counts);
+
+/// The title map, then the redirects resolved against it and the final page records
+/// (with `redirects-to` beside them when the pages are parsed).
+fn pages_side(
+    dir: &Path,
+    tmp: &Path,
+    title_keys: &KeySpool,
+    redirect_spool: RedirectSpool,
+    pages_tmp: &Store<PageRecord>,
+    budget: &Budget,
+    parse: bool,
+) -> Result<PagesSide, IndexError> {
+    let titles_path = dir.join(index::files::TITLES);
+    let titles_size = title_keys.write_map(&titles_path, index::kinds::TITLES, tmp)?;
+    let title_map = TitleMap::open(&titles_path)?;
+    let redirects = redirect_spool.resolve_with(&title_map)?;
+    let mut redirects_to = parse.then(|| Sorter::new("redirects-to", tmp, budget.share(0.1)));
+    let mut c = Counts::default();
+    let pages_size = write_pages(dir, pages_tmp, &redirects, &mut c, redirects_to.as_mut())?;
+    let redirects_to = match redirects_to {
+        Some(pairs) => Some(graph::write_pairs(
+            pairs,
+            &dir.join(index::files::REDIRECTS_TO),
+            index::kinds::REDIRECTS_TO,
+            pages_tmp.len() as u64,
+            tmp,
+        )?),
         None => None,
     };
-    let page_count = pages_tmp.len() as u64;
-    counts.pages = page_count;
-    counts.xml_bytes = stats.decompressed_bytes;
-    pages_tmp.finish()?;
-    let pages_tmp: Store<PageRecord> = Store::open(&pages_tmp_path, index::kinds::PAGES)?;
-    let mut spills = BTreeMap::new();
-    // Every title in key order, with duplicate detection.
-    let sorted_titles = titles.finish()?;
-    spills.insert("titles".to_string(), sorted_titles.spilled);
-    let mut title_keys = KeySpool::create(&tmp.join("titles.spool"))?;
-    let mut group: Vec<u32> = Vec::new();
-    let mut group_key: Option<Box<[u8]>> = None;
-    let mut flush = |key: &[u8], group: &mut Vec<u32>| -> Result<(), BuildError> {
-        index::fault::point("titles");
-        let kept = choose_duplicate(group, &pages_tmp, opts.strict, &opts.dump, &codec)?;
-        for dropped in kept.dropped {
-            warnings.push(&dropped)?;
-            counts.duplicate_titles += 1;
-        }
-        title_keys.push(key, u64::from(kept.page))?;
-        group.clear();
-        Ok(())
-    };
-    for kv in sorted_titles {
-        let kv = kv?;
-        if group_key.as_deref() != Some(&kv.key[..]) {
-            if let Some(key) = group_key.take() {
-                flush(&key, &mut group)?;
-            }
-            group_key = Some(kv.key);
-        }
-        group.push(kv.val);
-    }
-    if let Some(key) = group_key.take() {
-        flush(&key, &mut group)?;
-    }
-    title_keys.close()?;
-    // The full-text index's final commit runs on its own thread, alongside the rest
-    // (started only now: an error above must not leave it writing into the staging
-    // directory being removed).
-    let text_commit = text_index.map(|ti| {
-        std::thread::spawn(move || {
-            index::fault::point("text-commit");
-            let done = ti.finish();
-            index::fault::point("text-commit");
-            done
-        })
-    });
-    timings.push(("sort titles".into(), mark.elapsed().as_secs_f64()));
-    mark = Instant::now();
+    Ok((titles_size, pages_size, redirects_to, c))
+}
 
-    // The title map, then redirects and pages; beside them, the link graph.
-    let (pages_side, graph_side) = rayon::join(
-        || -> Result<_, IndexError> {
-            let titles_path = dir.join(index::files::TITLES);
-            let titles_size = title_keys.write_map(&titles_path, index::kinds::TITLES, &tmp)?;
-            let title_map = TitleMap::open(&titles_path)?;
-            let redirects = redirect_spool.resolve_with(&title_map)?;
-            let mut redirects_to =
-                parse.then(|| Sorter::new("redirects-to", &tmp, budget.share(0.1)));
-            let mut c = Counts::default();
-            let pages_size =
-                write_pages(&dir, &pages_tmp, &redirects, &mut c, redirects_to.as_mut())?;
-            let redirects_to = match redirects_to {
-                Some(pairs) => Some(graph::write_pairs(
-                    pairs,
-                    &dir.join(index::files::REDIRECTS_TO),
-                    index::kinds::REDIRECTS_TO,
-                    page_count,
-                    &tmp,
-                )?),
-                None => None,
-            };
-            Ok((titles_size, pages_size, redirects_to, c))
-        },
-        || -> Result<_, IndexError> {
-            match graph {
-                Some(g) => g
-                    .write(&dir, &tmp, &title_keys, page_count, &budget)
-                    .map(Some),
-                None => Ok(None),
-            }
-        },
-    );
-    // Joined before any error is returned: the thread writes into the staging directory.
-    let text_done = text_commit.map(|handle| handle.join());
-    let (titles_size, pages_size, redirects_to, c) = pages_side?;
+/// The full-text index's commit, run on a thread of its own.
+type TextCommit = std::thread::Result<Result<(), crate::text::search::SearchError>>;
+
+/// The stores still open at the end of the write phase, and the full-text index's commit.
+type OpenStores = (
+    Option<StoreWriter<PageStructure>>,
+    Option<StoreWriter<index::StoredText>>,
+    Option<TextCommit>,
+);
+
+/// Closes the write phase: its two sides' files, sort runs and counts recorded, the
+/// structure, text and warnings stores closed, the full-text index's commit waited for.
+fn close_outputs(
+    (pages, graph): (PagesSide, Option<graph::GraphOut>),
+    (structures, text_store, text_done): OpenStores,
+    warnings: WarningsWriter,
+    dir: &Path,
+    files: &mut BTreeMap<String, u64>,
+    spills: &mut BTreeMap<String, u64>,
+    counts: &mut Counts,
+) -> Result<(), BuildError> {
+    let (titles_size, pages_size, redirects_to, c) = pages;
     files.insert(index::files::TITLES.to_string(), titles_size);
     files.insert(index::files::PAGES.to_string(), pages_size);
     if let Some(w) = redirects_to {
@@ -799,7 +750,7 @@ fn build_in_pool(
     counts.redirect_loops = c.redirect_loops;
     counts.interwiki_redirects = c.interwiki_redirects;
     counts.double_redirects = c.double_redirects;
-    if let Some(g) = graph_side? {
+    if let Some(g) = graph {
         files.extend(g.files);
         spills.extend(g.spills);
         counts.links = g.links;
@@ -824,22 +775,42 @@ fn build_in_pool(
     let (warning_count, warnings_size) = warnings.finish()?;
     counts.warnings = warning_count;
     files.insert(index::files::WARNINGS.to_string(), warnings_size);
-    drop(title_keys);
-    drop(pages_tmp);
-    drop(spill);
+    Ok(())
+}
 
-    let dump_name = opts
+/// What the manifest records of how the build ran.
+struct Built<'a> {
+    opts: &'a BuildOptions,
+    threads: usize,
+    dump: &'a Dump,
+    sha: String,
+    codec: &'a TitleCodec,
+    with_text: bool,
+    clock: Clock,
+    budget: &'a Budget,
+    spills: BTreeMap<String, u64>,
+    /// What the first pass read, and the build date, when pages were expanded.
+    expansion: Option<(SourcesInfo, i64)>,
+}
+
+/// The manifest of the index in `dir`, with the checksums of the files that have none of
+/// their own (`warnings.jsonl`, the full-text index's files).
+fn manifest(
+    b: Built<'_>,
+    dir: &Path,
+    site: crate::siteinfo::SiteInfo,
+    counts: Counts,
+    files: BTreeMap<String, u64>,
+) -> Result<Manifest, BuildError> {
+    let dump_name = b
+        .opts
         .dump
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    timings.push((
-        "title map, redirects, link graph, stores".into(),
-        mark.elapsed().as_secs_f64(),
-    ));
     let mut checksums = BTreeMap::new();
-    let text_files = if with_text {
-        dir_files(&dir, crate::text::search::DIR)
+    let text_files = if b.with_text {
+        dir_files(dir, crate::text::search::DIR)
     } else {
         Vec::new()
     };
@@ -847,38 +818,397 @@ fn build_in_pool(
         let crc = index::manifest::file_crc32(&dir.join(&name))?;
         checksums.insert(name, crc);
     }
-    let manifest = Manifest {
+    Ok(Manifest {
         checksum: String::new(),
         format: index::manifest::FORMAT_NAME.to_string(),
         format_version: index::FORMAT_VERSION,
         wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
         built_at: now_rfc3339(),
         source: SourceInfo {
-            path: opts.dump.display().to_string(),
+            path: b.opts.dump.display().to_string(),
             file_name: dump_name,
-            size: dump.bytes().len() as u64,
-            sha256: sha,
-            format: dump.format(),
-            multistream_index: index_digest,
+            size: b.dump.bytes().len() as u64,
+            sha256: b.sha,
+            format: b.dump.format(),
+            multistream_index: match &b.opts.multistream_index {
+                Some(p) => Some(file_digest(p)?),
+                None => None,
+            },
         },
         site,
         build: BuildParams {
-            threads,
-            interwiki: codec.profile().as_str().to_string(),
-            text: with_text,
-            pages_only: opts.pages_only,
-            seconds: started.elapsed().as_secs_f64(),
-            phases: timings,
-            memory_budget: budget.0,
-            sort_runs: spills,
-            expand: sources_info.is_some(),
-            build_date: build_date.map(rfc3339),
-            sources: sources_info,
+            threads: b.threads,
+            interwiki: b.codec.profile().as_str().to_string(),
+            text: b.with_text,
+            pages_only: b.opts.pages_only,
+            seconds: b.clock.started.elapsed().as_secs_f64(),
+            phases: b.clock.phases,
+            memory_budget: b.budget.0,
+            sort_runs: b.spills,
+            expand: b.expansion.is_some(),
+            build_date: b.expansion.as_ref().map(|e| rfc3339(e.1)),
+            sources: b.expansion.map(|e| e.0),
         },
         counts,
         files,
         checksums,
+    })
+}
+
+/// The spool of page records, in the build's temporary directory, written before the
+/// redirects are resolved.
+const PAGES_TMP: &str = "pages.tmp";
+
+/// Where the reading phase puts each page as it passes, in dump order: page records
+/// without their redirect resolution (patched in once all titles are known), every title,
+/// every redirect target, the structure and text stores and the link graph's spools.
+/// Each leaves memory as its page passes.
+struct Sinks {
+    structures: Option<StoreWriter<PageStructure>>,
+    graph: Option<GraphBuilder>,
+    text_store: Option<StoreWriter<index::StoredText>>,
+    pages_tmp: StoreWriter<PageRecord>,
+    titles: Sorter<KeyVal>,
+    redirect_spool: RedirectSpool,
+    warnings: WarningsWriter,
+    counts: Counts,
+    /// The next page's number.
+    n: u32,
+}
+
+impl Sinks {
+    fn create(
+        dir: &Path,
+        tmp: &Path,
+        budget: &Budget,
+        parse: bool,
+        with_text: bool,
+    ) -> Result<Sinks, BuildError> {
+        let structures = if parse {
+            Some(StoreWriter::create(
+                &dir.join(index::files::STRUCTURE),
+                index::kinds::STRUCTURE,
+            )?)
+        } else {
+            None
+        };
+        let text_store = if with_text {
+            Some(StoreWriter::with_block_size(
+                &dir.join(index::files::TEXT),
+                index::kinds::TEXT,
+                index::TEXT_BLOCK_SIZE,
+            )?)
+        } else {
+            None
+        };
+        Ok(Sinks {
+            structures,
+            graph: parse.then(|| GraphBuilder::new(tmp, budget)),
+            text_store,
+            pages_tmp: StoreWriter::create(&tmp.join(PAGES_TMP), index::kinds::PAGES)?,
+            titles: Sorter::new("titles", tmp, budget.share(0.15)),
+            redirect_spool: RedirectSpool::create(tmp)?,
+            warnings: WarningsWriter::create(&dir.join(index::files::WARNINGS))?,
+            counts: Counts::default(),
+            n: 0,
+        })
+    }
+
+    /// Takes the next page in dump order.
+    fn consume(
+        &mut self,
+        mut p: PageOut,
+        text_index: Option<&crate::text::search::TextIndexWriter>,
+    ) -> Result<(), DumpError> {
+        index::fault::point("read");
+        let consumer = |e: IndexError| DumpError::Consumer(Box::new(e));
+        let n = self.n;
+        // Page numbers are u32 everywhere; u32::MAX is the "missing" marker.
+        if n == u32::MAX - 1 {
+            return Err(DumpError::Internal {
+                message: format!("more than {} pages", u32::MAX - 1),
+            });
+        }
+        if let Some(ts) = self.text_store.as_mut() {
+            ts.push_encoded(&p.text).map_err(consumer)?;
+        }
+        if let Some(ti) = text_index {
+            index::fault::point("text");
+            ti.add_docs(n, std::mem::take(&mut p.docs))
+                .map_err(|e| DumpError::Consumer(Box::new(e)))?;
+        }
+        if let (Some(st), Some(g)) = (self.structures.as_mut(), self.graph.as_mut()) {
+            g.add_page(
+                n,
+                std::mem::take(&mut p.link_keys),
+                std::mem::take(&mut p.categories),
+            )
+            .map_err(consumer)?;
+            st.push_encoded(&p.structure).map_err(consumer)?;
+        }
+        self.titles
+            .push(KeyVal {
+                key: index::titles_key(p.rec.ns, &p.rec.dbkey).into_boxed_slice(),
+                val: n,
+            })
+            .map_err(consumer)?;
+        if let Some(t) = &p.target {
+            self.redirect_spool.push(n, t).map_err(consumer)?;
+        }
+        for w in &p.warnings {
+            self.warnings.push(w).map_err(consumer)?;
+        }
+        *self.counts.by_namespace.entry(p.rec.ns).or_default() += 1;
+        self.counts.text_bytes += p.rec.len;
+        self.pages_tmp.push(&p.rec).map_err(consumer)?;
+        self.n += 1;
+        Ok(())
+    }
+}
+
+/// Where the index goes: `--index`, else `index/<dbname>`.
+fn target_dir(opts: &BuildOptions, site: &crate::siteinfo::SiteInfo) -> PathBuf {
+    opts.index_dir
+        .clone()
+        .unwrap_or_else(|| Path::new("index").join(sanitize_dirname(&site.dbname)))
+}
+
+/// What the write phase starts from once the titles are sorted: the stores still open,
+/// the spools, and the page records and title keys to resolve redirects against.
+struct Sorted {
+    structures: Option<StoreWriter<PageStructure>>,
+    graph: Option<GraphBuilder>,
+    text_store: Option<StoreWriter<index::StoredText>>,
+    redirect_spool: RedirectSpool,
+    warnings: WarningsWriter,
+    counts: Counts,
+    pages_tmp: Store<PageRecord>,
+    title_keys: KeySpool,
+    spills: BTreeMap<String, u64>,
+}
+
+impl Sinks {
+    /// Closes the reading phase: the page records are reopened for reading and every
+    /// title sorted, with duplicate detection.
+    fn sort_titles(
+        self,
+        tmp: &Path,
+        opts: &BuildOptions,
+        codec: &TitleCodec,
+        xml_bytes: u64,
+    ) -> Result<Sorted, BuildError> {
+        let Sinks {
+            structures,
+            graph,
+            text_store,
+            pages_tmp,
+            titles,
+            redirect_spool,
+            mut warnings,
+            mut counts,
+            ..
+        } = self;
+        counts.pages = pages_tmp.len() as u64;
+        counts.xml_bytes = xml_bytes;
+        pages_tmp.finish()?;
+        let pages_tmp: Store<PageRecord> = Store::open(&tmp.join(PAGES_TMP), index::kinds::PAGES)?;
+        let mut spills = BTreeMap::new();
+        let sorted_titles = titles.finish()?;
+        spills.insert("titles".to_string(), sorted_titles.spilled);
+        let title_keys = title_map_keys(
+            sorted_titles,
+            tmp,
+            &pages_tmp,
+            opts,
+            codec,
+            &mut warnings,
+            &mut counts,
+        )?;
+        Ok(Sorted {
+            structures,
+            graph,
+            text_store,
+            redirect_spool,
+            warnings,
+            counts,
+            pages_tmp,
+            title_keys,
+            spills,
+        })
+    }
+}
+
+/// The build error behind a failed read: the consumer's own errors travel through the
+/// reader boxed, and come out here as what they were.
+fn read_error(e: DumpError) -> BuildError {
+    match e {
+        DumpError::Consumer(e) => match e.downcast::<IndexError>() {
+            Ok(ie) => BuildError::Index(*ie),
+            Err(other) => match other.downcast::<crate::text::search::SearchError>() {
+                Ok(se) => BuildError::Text(*se),
+                Err(other) => BuildError::Dump(DumpError::Internal {
+                    message: other.to_string(),
+                }),
+            },
+        },
+        e => e.into(),
+    }
+}
+
+/// Every title in key order with the page that keeps it: pages sharing a title are
+/// grouped, one is kept ([`choose_duplicate`]) and the others recorded as warnings.
+#[allow(clippy::too_many_arguments)]
+fn title_map_keys(
+    sorted_titles: extsort::Sorted<KeyVal>,
+    tmp: &Path,
+    pages_tmp: &Store<PageRecord>,
+    opts: &BuildOptions,
+    codec: &TitleCodec,
+    warnings: &mut WarningsWriter,
+    counts: &mut Counts,
+) -> Result<KeySpool, BuildError> {
+    let mut title_keys = KeySpool::create(&tmp.join("titles.spool"))?;
+    let mut group: Vec<u32> = Vec::new();
+    let mut group_key: Option<Box<[u8]>> = None;
+    let mut flush = |key: &[u8], group: &mut Vec<u32>| -> Result<(), BuildError> {
+        index::fault::point("titles");
+        let kept = choose_duplicate(group, pages_tmp, opts.strict, &opts.dump, codec)?;
+        for dropped in kept.dropped {
+            warnings.push(&dropped)?;
+            counts.duplicate_titles += 1;
+        }
+        title_keys.push(key, u64::from(kept.page))?;
+        group.clear();
+        Ok(())
     };
+    for kv in sorted_titles {
+        let kv = kv?;
+        if group_key.as_deref() != Some(&kv.key[..]) {
+            if let Some(key) = group_key.take() {
+                flush(&key, &mut group)?;
+            }
+            group_key = Some(kv.key);
+        }
+        group.push(kv.val);
+    }
+    if let Some(key) = group_key.take() {
+        flush(&key, &mut group)?;
+    }
+    title_keys.close()?;
+    Ok(title_keys)
+}
+
+fn build_in_pool(
+    opts: &BuildOptions,
+    threads: usize,
+    progress: &dyn Progress,
+    cancel: &AtomicBool,
+) -> Result<BuildReport, BuildError> {
+    let mut clock = Clock::new();
+    let dump = Dump::open(&opts.dump, opts.multistream_index.as_deref())?;
+    let site = dump.siteinfo().clone();
+    let codec = TitleCodec::new(&site, opts.interwiki);
+    let staging = Staging::begin(&target_dir(opts, &site))?;
+    let dir = staging.dir().to_path_buf();
+    let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
+    let tmp = spill.path().to_path_buf();
+    let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
+    let parse = !opts.pages_only;
+    let mut files = BTreeMap::new();
+    // Templates, modules and messages first: every page may call them.
+    let expansion = if parse && opts.expand {
+        let e = prepare_expansion(opts, &dump, &codec, &dir, &mut files, progress, cancel)?;
+        clock.lap("read templates and modules");
+        Some(e)
+    } else {
+        None
+    };
+    let lookup = expansion.as_ref().map(Expansion::lookup);
+    let with_text = opts.text && parse;
+    let text_index = with_text
+        .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
+        .transpose()?;
+    let maker = text_index.as_ref().map(|w| w.doc_maker());
+    let ctx = Ctx {
+        path: dump.path(),
+        codec: &codec,
+        lang: &site.lang,
+        docs: maker.as_ref(),
+        parse,
+        expand: lookup.as_ref().zip(expansion.as_ref().map(|e| &e.config)),
+    };
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text)?;
+    let (sha, read) = read_pages(
+        &dump,
+        &ctx,
+        &mut sinks,
+        text_index.as_ref(),
+        progress,
+        cancel,
+    );
+    let stats = read.map_err(read_error)?;
+    clock.lap("read and parse pages");
+    let rest = sinks.sort_titles(&tmp, opts, &codec, stats.decompressed_bytes)?;
+    // The full-text index's final commit runs on its own thread, alongside the rest
+    // (started only now: an error above must not leave it writing into the staging
+    // directory being removed).
+    let text_commit = text_index.map(spawn_text_commit);
+    clock.lap("sort titles");
+    // The title map, then redirects and pages; beside them, the link graph.
+    let (pages_side, graph_side) = rayon::join(
+        || {
+            pages_side(
+                &dir,
+                &tmp,
+                &rest.title_keys,
+                rest.redirect_spool,
+                &rest.pages_tmp,
+                &budget,
+                parse,
+            )
+        },
+        || {
+            rest.graph
+                .map(|g| g.write(&dir, &tmp, &rest.title_keys, rest.counts.pages, &budget))
+                .transpose()
+        },
+    );
+    // Joined before any error is returned: the thread writes into the staging directory.
+    let text_done = text_commit.map(|handle| handle.join());
+    let (mut counts, mut spills) = (rest.counts, rest.spills);
+    let stores = (rest.structures, rest.text_store, text_done);
+    let sides = (pages_side?, graph_side?);
+    close_outputs(
+        sides,
+        stores,
+        rest.warnings,
+        &dir,
+        &mut files,
+        &mut spills,
+        &mut counts,
+    )?;
+    drop(rest.title_keys);
+    drop(rest.pages_tmp);
+    drop(spill);
+    clock.lap("title map, redirects, link graph, stores");
+    let manifest = manifest(
+        Built {
+            opts,
+            threads,
+            dump: &dump,
+            sha,
+            codec: &codec,
+            with_text,
+            clock,
+            budget: &budget,
+            spills,
+            expansion: expansion.map(|e| (e.info, e.build_date)),
+        },
+        &dir,
+        site,
+        counts,
+        files,
+    )?;
     index::fault::point("publish");
     manifest.write(&dir)?;
     let dir = staging.commit()?;

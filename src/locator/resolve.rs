@@ -466,44 +466,15 @@ impl<'a> Resolver<'a> {
                 }
             }
             Target::Row { table, row } | Target::Cell { table, row, .. } => {
-                let (n, t) = match self.table(page, named.then_some(section).flatten(), *table) {
-                    Ok(x) => x,
+                match self.row_content(
+                    page,
+                    loc,
+                    named.then_some(section).flatten(),
+                    *table,
+                    *row,
+                )? {
+                    Ok(c) => c,
                     Err(u) => return Ok(Err(u)),
-                };
-                if *row >= t.data_rows() {
-                    return Ok(Err(Unresolved::NoSuchRow {
-                        page: page.title.clone(),
-                        table: n,
-                        row: *row,
-                        rows: t.data_rows(),
-                    }));
-                }
-                let cells = self.row_cells(page, t, *row)?;
-                match &loc.target {
-                    Target::Cell { col, .. } => match column_index(t, col) {
-                        Ok(c) if c < cells.len() => Content::Cell {
-                            table: n,
-                            row: *row,
-                            cell: cells[c].clone(),
-                            row_cells: cells,
-                        },
-                        miss => {
-                            return Ok(Err(Unresolved::NoSuchColumn {
-                                page: page.title.clone(),
-                                table: n,
-                                column: match col {
-                                    Column::Index(i) => i.to_string(),
-                                    Column::Header(h) => format!("{h:?}"),
-                                },
-                                why: miss.err().map(|m| m.describe()).unwrap_or_default(),
-                            }));
-                        }
-                    },
-                    _ => Content::Row {
-                        table: n,
-                        row: *row,
-                        cells,
-                    },
                 }
             }
             Target::Sentence { sentence } => {
@@ -528,54 +499,113 @@ impl<'a> Resolver<'a> {
                 }
             }
             Target::Quote { text: q } => {
-                let Some(text) = page.text(self.index)? else {
-                    return Ok(Err(Unresolved::NoText));
-                };
-                let want = crate::text::fold_quote(q);
-                let in_scope = |i: usize| section.is_none_or(|s| s as usize == i);
-                let found = text
-                    .sections
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| in_scope(*i))
-                    .find_map(|(i, sec)| {
-                        // A quote within one sentence, or spanning several of the section.
-                        sec.sentences
-                            .iter()
-                            .enumerate()
-                            .find(|(_, x)| crate::text::fold_quote(&x.text).contains(&want))
-                            .map(|(k, x)| (i, k, x.text.clone()))
-                            .or_else(|| {
-                                let whole = text.section_string(i);
-                                crate::text::fold_quote(&whole)
-                                    .contains(&want)
-                                    .then_some((i, 0, whole))
-                            })
-                    });
-                match found {
-                    Some((i, k, t)) => {
-                        return Ok(Ok((
-                            Some(section_info(s, i as u32)),
-                            Content::Sentence {
-                                sentence: k,
-                                text: t,
-                            },
-                        )));
-                    }
-                    None => {
-                        return Ok(Err(Unresolved::QuoteNotFound {
-                            page: page.title.clone(),
-                            where_: if section.is_some() {
-                                where_(&info)
-                            } else {
-                                "the text".into()
-                            },
-                        }));
-                    }
-                }
+                return self.quote_content(page, q, section, &info);
             }
         };
         Ok(Ok((info, content)))
+    }
+
+    /// A row or cell locator's content: the row's cells, or the one the column names.
+    fn row_content(
+        &self,
+        page: &PageData,
+        loc: &Locator,
+        section: Option<u32>,
+        table: usize,
+        row: usize,
+    ) -> Result<Result<Content, Unresolved>, IndexError> {
+        let (n, t) = match self.table(page, section, table) {
+            Ok(x) => x,
+            Err(u) => return Ok(Err(u)),
+        };
+        if row >= t.data_rows() {
+            return Ok(Err(Unresolved::NoSuchRow {
+                page: page.title.clone(),
+                table: n,
+                row,
+                rows: t.data_rows(),
+            }));
+        }
+        let cells = self.row_cells(page, t, row)?;
+        Ok(Ok(match &loc.target {
+            Target::Cell { col, .. } => match column_index(t, col) {
+                Ok(c) if c < cells.len() => Content::Cell {
+                    table: n,
+                    row,
+                    cell: cells[c].clone(),
+                    row_cells: cells,
+                },
+                miss => {
+                    return Ok(Err(Unresolved::NoSuchColumn {
+                        page: page.title.clone(),
+                        table: n,
+                        column: match col {
+                            Column::Index(i) => i.to_string(),
+                            Column::Header(h) => format!("{h:?}"),
+                        },
+                        why: miss.err().map(|m| m.describe()).unwrap_or_default(),
+                    }));
+                }
+            },
+            _ => Content::Row {
+                table: n,
+                row,
+                cells,
+            },
+        }))
+    }
+
+    /// A quote locator's content: the first sentence of the page (or of the named section)
+    /// holding the quote, or the whole section when the quote spans several sentences.
+    fn quote_content(
+        &self,
+        page: &PageData,
+        q: &str,
+        section: Option<u32>,
+        info: &Option<SectionInfo>,
+    ) -> Result<Result<(Option<SectionInfo>, Content), Unresolved>, IndexError> {
+        let s = &page.structure;
+        let Some(text) = page.text(self.index)? else {
+            return Ok(Err(Unresolved::NoText));
+        };
+        let want = crate::text::fold_quote(q);
+        let in_scope = |i: usize| section.is_none_or(|s| s as usize == i);
+        let found = text
+            .sections
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| in_scope(*i))
+            .find_map(|(i, sec)| {
+                // A quote within one sentence, or spanning several of the section.
+                sec.sentences
+                    .iter()
+                    .enumerate()
+                    .find(|(_, x)| crate::text::fold_quote(&x.text).contains(&want))
+                    .map(|(k, x)| (i, k, x.text.clone()))
+                    .or_else(|| {
+                        let whole = text.section_string(i);
+                        crate::text::fold_quote(&whole)
+                            .contains(&want)
+                            .then_some((i, 0, whole))
+                    })
+            });
+        match found {
+            Some((i, k, t)) => Ok(Ok((
+                Some(section_info(s, i as u32)),
+                Content::Sentence {
+                    sentence: k,
+                    text: t,
+                },
+            ))),
+            None => Ok(Err(Unresolved::QuoteNotFound {
+                page: page.title.clone(),
+                where_: if section.is_some() {
+                    where_(info)
+                } else {
+                    "the text".into()
+                },
+            })),
+        }
     }
 
     /// Table `n` (1-based) of the page, or of the section and its subsections.
