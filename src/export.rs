@@ -72,12 +72,8 @@ fn tsv(index: &Index, table: Table, out: &mut dyn Write) -> Result<(), ExportErr
 /// index, anchor, byteoffset}]}`. A page without headings has an empty list, which is why
 /// this is not a grouping of the flat `sections` rows.
 fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
-        // Checked before skipping: a damaged block ends the walks.
-        let (p, s) = (p?, s?);
-        if index.is_shadowed(n as u32, &p) {
-            continue;
-        }
+    for page in rows::held_pages(index)? {
+        let (p, s) = page?;
         if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
             continue;
         }

@@ -2,7 +2,8 @@
 //! lines writers and the Arrow / Parquet writer, so every format carries the same rows
 //! and values.
 
-use crate::index::{Index, IndexError};
+use crate::index::{Index, IndexError, PageRecord};
+use crate::wikitext::PageStructure;
 
 use super::ExportError;
 
@@ -186,6 +187,24 @@ pub fn walk(index: &Index, table: Table, sink: &mut RowSink<'_>) -> Result<(), E
     }
 }
 
+/// Every page that holds its title, with its structure, in dump order: the walks' common
+/// loop. A page shadowed by a duplicate title is left out (for MediaWiki it does not
+/// exist); a record or block that does not read is yielded as the error before any
+/// filtering, so a damaged block ends the walk.
+pub(crate) fn held_pages(
+    index: &Index,
+) -> Result<impl Iterator<Item = Result<(PageRecord, PageStructure), IndexError>> + '_, IndexError>
+{
+    Ok(index
+        .pages()
+        .zip(index.structures()?)
+        .enumerate()
+        .filter_map(|(n, (p, s))| match (p, s) {
+            (Ok(p), Ok(s)) => (!index.is_shadowed(n as u32, &p)).then_some(Ok((p, s))),
+            (Err(e), _) | (_, Err(e)) => Some(Err(e)),
+        }))
+}
+
 fn int(n: impl Into<i64>) -> Cell<'static> {
     Cell::Int(n.into())
 }
@@ -245,11 +264,8 @@ fn origin(index: &Index, o: &Option<(i32, String)>) -> String {
 /// `pagelinks`), with where it sits and where it comes from. A target linked from several
 /// contexts appears once per context.
 fn links(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
-    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
-        let (p, s) = (p?, s?);
-        if index.is_shadowed(n as u32, &p) {
-            continue;
-        }
+    for page in held_pages(index)? {
+        let (p, s) = page?;
         let mut rows: Vec<(i32, &str, &str, bool, String)> = s
             .links
             .iter()
@@ -276,11 +292,8 @@ fn links(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
 }
 
 fn categories(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
-    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
-        let (p, s) = (p?, s?);
-        if index.is_shadowed(n as u32, &p) {
-            continue;
-        }
+    for page in held_pages(index)? {
+        let (p, s) = page?;
         let mut rows: Vec<(&str, bool, String)> = s
             .categories
             .iter()
@@ -302,11 +315,8 @@ fn categories(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> 
 }
 
 fn templates(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
-    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
-        let (p, s) = (p?, s?);
-        if index.is_shadowed(n as u32, &p) {
-            continue;
-        }
+    for page in held_pages(index)? {
+        let (p, s) = page?;
         let mut rows: Vec<(i32, &str, bool, String)> = s
             .templates
             .iter()
@@ -342,12 +352,8 @@ fn templates(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
 /// MediaWiki's `action=parse&prop=sections` (there strings, here `index` and `level` are
 /// integers).
 fn sections(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
-    for (n, (p, s)) in index.pages().zip(index.structures()?).enumerate() {
-        // Checked before skipping: a damaged block ends the walks.
-        let (p, s) = (p?, s?);
-        if index.is_shadowed(n as u32, &p) {
-            continue;
-        }
+    for page in held_pages(index)? {
+        let (p, s) = page?;
         if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
             continue;
         }
