@@ -104,27 +104,21 @@ pub enum BuildError {
     Messages(#[from] crate::wikitext::expand::MessagesError),
 }
 
-/// The expander's configuration; the messages file, when given, is read and copied into
-/// the index (`messages.json`).
-fn expand_config(
-    site: &crate::siteinfo::SiteInfo,
-    now: i64,
-    messages: Option<&Path>,
+/// The content language's messages file (`--messages`), read and copied into the index
+/// (`messages.json`).
+fn stored_messages(
+    path: &Path,
     dir: &Path,
     files: &mut BTreeMap<String, u64>,
-) -> Result<ExpandConfig, BuildError> {
-    let mut config = ExpandConfig::from_site(site, now);
-    if let Some(path) = messages {
-        let m = crate::wikitext::expand::Messages::load(path)?;
-        let stored = dir.join(index::files::MESSAGES);
-        std::fs::copy(path, &stored).map_err(|e| IndexError::io(&stored, e))?;
-        let size = std::fs::metadata(&stored)
-            .map_err(|e| IndexError::io(&stored, e))?
-            .len();
-        files.insert(index::files::MESSAGES.to_string(), size);
-        config.messages = std::sync::Arc::new(m);
-    }
-    Ok(config)
+) -> Result<crate::wikitext::expand::Messages, BuildError> {
+    let m = crate::wikitext::expand::Messages::load(path)?;
+    let stored = dir.join(index::files::MESSAGES);
+    std::fs::copy(path, &stored).map_err(|e| IndexError::io(&stored, e))?;
+    let size = std::fs::metadata(&stored)
+        .map_err(|e| IndexError::io(&stored, e))?
+        .len();
+    files.insert(index::files::MESSAGES.to_string(), size);
+    Ok(m)
 }
 
 /// Receives progress; the CLI draws a bar, tests ignore it.
@@ -625,11 +619,19 @@ fn prepare_expansion(
     cancel: &AtomicBool,
 ) -> Result<Expansion, BuildError> {
     let site = dump.siteinfo();
+    // The messages file before the dump: a bad one is refused before a pass over it.
+    let messages = match &opts.messages {
+        Some(path) => Some(stored_messages(path, dir, files)?),
+        None => None,
+    };
     let (info, (rec, map)) = sources::first_pass(dump, codec, &site.lang, dir, progress, cancel)?;
     files.insert(index::files::SOURCES.to_string(), rec);
     files.insert(index::files::SOURCES_MAP.to_string(), map);
     let build_date = opts.build_date.unwrap_or(info.newest_revision);
-    let config = expand_config(site, build_date, opts.messages.as_deref(), dir, files)?;
+    let mut config = ExpandConfig::from_site(site, build_date);
+    if let Some(m) = messages {
+        config.messages = std::sync::Arc::new(m);
+    }
     Ok(Expansion {
         info,
         sources: Sources::open(dir)?,
