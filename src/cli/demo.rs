@@ -27,12 +27,30 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let tmp = tempfile::tempdir()?;
-    let dump = tmp.path().join("rivers-wiki.xml");
+    let report = build_sample(tmp.path(), args.keep.clone())?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "== 1. Build the embedded sample wiki ==")?;
+    super::build::summary(&mut out, &report.dir, &report.manifest)?;
+    let index = Index::open(&report.dir)?;
+    resolve_titles(&mut out, &index)?;
+    structure(&mut out, &index)?;
+    evidence_text(&mut out, &index)?;
+    source_frontier(&mut out, &index)?;
+    stage_and_audit(&mut out, &index, tmp.path())?;
+    if args.keep.is_some() {
+        writeln!(out, "\nindex kept in {}", report.dir.display())?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// Section 1's work: the sample wiki written to `tmp` and built (into `keep` when given).
+fn build_sample(
+    tmp: &std::path::Path,
+    keep: Option<std::path::PathBuf>,
+) -> anyhow::Result<wikiwit::build::BuildReport> {
+    let dump = tmp.join("rivers-wiki.xml");
     std::fs::write(&dump, SAMPLE)?;
-    let dir = args
-        .keep
-        .clone()
-        .unwrap_or_else(|| tmp.path().join("index"));
+    let dir = keep.unwrap_or_else(|| tmp.join("index"));
     let opts = BuildOptions {
         dump,
         multistream_index: None,
@@ -48,12 +66,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         strict: false,
         messages: None,
     };
-    let report = build(&opts, &NoProgress, &AtomicBool::new(false))?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "== 1. Build the embedded sample wiki ==")?;
-    super::build::summary(&mut out, &report.dir, &report.manifest)?;
-    let index = Index::open(&report.dir)?;
+    Ok(build(&opts, &NoProgress, &AtomicBool::new(false))?)
+}
 
+/// Section 2: titles written the ways people write them, resolved as MediaWiki would.
+fn resolve_titles(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
     writeln!(out, "\n== 2. Resolve titles as MediaWiki would ==")?;
     for q in [
         "Ural River",
@@ -67,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         "wikt:river",
         "Ural [river]",
     ] {
-        let r = resolve(&index, q)?;
+        let r = resolve(index, q)?;
         let what = match (&r.target, r.status) {
             (Some(t), _) => format!(
                 "{}{} (page {})",
@@ -94,8 +111,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 .to_string()
         )?;
     }
+    Ok(())
+}
+
+/// Section 3: tables, a row, an infobox field, section anchors and siblings.
+fn structure(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
     writeln!(out, "\n== 3. Structure: where every fact sits ==")?;
-    let list = wikiwit::query::summary(&index, "List of transboundary rivers")?;
+    let list = wikiwit::query::summary(index, "List of transboundary rivers")?;
     for t in &list.tables {
         let labels: Vec<String> = t
             .labels
@@ -111,13 +133,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             t.section.clone().unwrap_or_else(|| "lead".into())
         )?;
     }
-    let table = wikiwit::query::table(&index, "List of transboundary rivers", 1)?;
+    let table = wikiwit::query::table(index, "List of transboundary rivers", 1)?;
     let ural = table
         .rows
         .iter()
         .position(|r| r.first().is_some_and(|c| c == "Ural"))
         .unwrap_or(0);
-    let row = wikiwit::query::table_row(&index, "List of transboundary rivers", 1, ural)?;
+    let row = wikiwit::query::table_row(index, "List of transboundary rivers", 1, ural)?;
     let cells: Vec<String> = row
         .cells
         .iter()
@@ -131,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         })
         .collect();
     writeln!(out, "  table 1, row {ural}: {}", cells.join("; "))?;
-    let (_, boxes, _) = wikiwit::query::infobox(&index, "Ural River")?;
+    let (_, boxes, _) = wikiwit::query::infobox(index, "Ural River")?;
     if let Some(f) = boxes
         .iter()
         .flat_map(|b| b.fields.iter())
@@ -143,7 +165,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             f.text, f.raw
         )?;
     }
-    let danube = wikiwit::query::summary(&index, "Danube")?;
+    sections_and_siblings(out, index)
+}
+
+/// Section 3, continued: MediaWiki's anchors for repeated headings, and a page's siblings.
+fn sections_and_siblings(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
+    let danube = wikiwit::query::summary(index, "Danube")?;
     let anchors: Vec<&str> = danube
         .sections
         .iter()
@@ -155,7 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         "  Danube has two \"Navigation\" sections; MediaWiki's anchors: {}",
         anchors.join(", ")
     )?;
-    let sib = wikiwit::lists::siblings(&index, "Ural (river)", 3)?;
+    let sib = wikiwit::lists::siblings(index, "Ural (river)", 3)?;
     writeln!(
         out,
         "  list pages linking to Ural (river): {}",
@@ -169,14 +196,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .collect();
         writeln!(out, "  sibling {:<18} {}", s.title, why.join("; "))?;
     }
+    Ok(())
+}
 
+/// Section 4: a text search, then the exact sentence and where it sits in the wikitext.
+fn evidence_text(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
     writeln!(
         out,
         "\n== 4. Evidence text: search, then the exact sentence =="
     )?;
     let q = "which river forms the border between Europe and Asia";
     writeln!(out, "  search {q:?}:")?;
-    let hits = wikiwit::query::text::search(&index, q, Default::default(), 3)?;
+    let hits = wikiwit::query::text::search(index, q, Default::default(), 3)?;
     for h in &hits {
         let place = h
             .anchor
@@ -193,7 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(top) = hits.first() {
-        let view = wikiwit::query::text::text(&index, &top.page, top.anchor.as_deref())?;
+        let view = wikiwit::query::text::text(index, &top.page, top.anchor.as_deref())?;
         let n: usize = view.sections.iter().map(|s| s.sentences.len()).sum();
         writeln!(
             out,
@@ -202,7 +233,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             top.anchor.clone().unwrap_or_default()
         )?;
     }
+    Ok(())
+}
 
+/// Section 5: the pages a question needs from a seed table, and why.
+fn source_frontier(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
     writeln!(
         out,
         "\n== 5. Source frontier: which pages a question needs, and why =="
@@ -213,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         "  seed List of transboundary rivers, table 1; question: {question}"
     )?;
     let f = wikiwit::frontier::plan(
-        &index,
+        index,
         &wikiwit::frontier::PlanOptions {
             seed: "List of transboundary rivers".into(),
             query: question.into(),
@@ -229,13 +264,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     for line in String::from_utf8_lossy(&text).lines() {
         writeln!(out, "  {line}")?;
     }
-
-    stage_and_audit(&mut out, &index, tmp.path())?;
-
-    if args.keep.is_some() {
-        writeln!(out, "\nindex kept in {}", report.dir.display())?;
-    }
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// Section 6: a curator stages the rivers table (17 rows, each citing a table row of

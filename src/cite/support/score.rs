@@ -179,83 +179,23 @@ pub fn score(idf: &Idf, claim_text: &str, evidence: &[&str]) -> SupportResult {
     let claim = Claim::new(claim_text, idf);
     let sentences: Vec<Sentence> = evidence.iter().map(|e| Sentence::new(e)).collect();
     if claim.terms.is_empty() && claim.quantities.is_empty() {
-        return SupportResult {
-            score: 0.0,
-            label: SupportLabel::Unsupported,
-            best: Vec::new(),
-            missing_numbers: Vec::new(),
-            conflicting_numbers: Vec::new(),
-            overstatement: false,
-            signals: Signals::default(),
-            explanation: "the claim has no content words to look for".to_string(),
-        };
+        return nothing_to_look_for();
     }
     let best = select(&claim, &sentences);
     let chosen: Vec<&Sentence> = best.iter().map(|&(i, _)| &sentences[i]).collect();
     let everything: Vec<&Sentence> = sentences.iter().collect();
     let coverage = claim.coverage(&chosen);
     let doc_coverage = claim.coverage(&everything);
-    let bigram_coverage = if claim.bigrams.is_empty() {
-        coverage
-    } else {
-        let found = claim
-            .bigrams
-            .iter()
-            .filter(|b| chosen.iter().any(|s| s.bigrams.contains(*b)))
-            .count();
-        found as f64 / claim.bigrams.len() as f64
-    };
-    let entity_coverage = if claim.entities.is_empty() {
-        1.0
-    } else {
-        let found = claim
-            .entities
-            .iter()
-            .filter(|e| everything.iter().any(|s| s.stems.contains(*e)))
-            .count();
-        found as f64 / claim.entities.len() as f64
-    };
-
-    let all_quantities: Vec<Quantity> = sentences
-        .iter()
-        .flat_map(|s| s.quantities.iter().cloned())
-        .collect();
-    let mut missing_numbers = Vec::new();
-    let mut conflicting_numbers = Vec::new();
-    for q in &claim.quantities {
-        if numbers::found_in(q, &all_quantities) {
-            continue;
-        }
-        missing_numbers.push(q.text.clone());
-        let conflict = best
-            .iter()
-            .filter(|(_, cov)| *cov >= RELEVANT_COVERAGE)
-            .find_map(|&(i, _)| numbers::conflicting(q, &sentences[i].quantities));
-        if let Some(other) = conflict {
-            conflicting_numbers.push((q.text.clone(), other.text.clone()));
-        }
-    }
+    let bigram_coverage = bigram_coverage(&claim, &chosen).unwrap_or(coverage);
+    let entity_coverage = entity_coverage(&claim, &everything);
+    let (missing_numbers, conflicting_numbers) = figures(&claim, &sentences, &best);
     // Negation and hedging are read only in sentences that are about the claim.
     let relevant: Vec<usize> = best
         .iter()
         .filter(|(_, cov)| *cov >= RELEVANT_COVERAGE)
         .map(|&(i, _)| i)
         .collect();
-    // The evidence denies a word the claim asserts — and no other relevant sentence
-    // asserts it (one sentence stating the fact supports it, whatever a neighbour denies) —
-    // or the claim denies a word the evidence asserts.
-    let asserted = |n: &String| {
-        relevant
-            .iter()
-            .any(|&i| sentences[i].stems.contains(n) && !sentences[i].negated.contains(n))
-    };
-    let evidence_denies = relevant.iter().any(|&i| {
-        sentences[i].negated.iter().any(|n| {
-            claim.terms.iter().any(|(t, _)| t == n) && !claim.negated.contains(n) && !asserted(n)
-        })
-    });
-    let claim_denies_alone = claim.negated.iter().any(asserted);
-    let negation_mismatch = evidence_denies || claim_denies_alone;
+    let negation_mismatch = negation_mismatch(&claim, &sentences, &relevant);
     let evidence_hedges: Vec<&'static str> = relevant
         .iter()
         .flat_map(|&i| tokens::hedges(evidence[i]))
@@ -267,21 +207,14 @@ pub fn score(idf: &Idf, claim_text: &str, evidence: &[&str]) -> SupportResult {
     let negation_factor = if negation_mismatch { 0.6 } else { 1.0 };
     let entity_factor = 0.5 + 0.5 * entity_coverage;
     let score = (lexical * number_factor * negation_factor * entity_factor).clamp(0.0, 1.0);
-
-    let label = if !conflicting_numbers.is_empty() {
-        SupportLabel::Contradicted
-    } else if !missing_numbers.is_empty() || score < UNSUPPORTED_BELOW {
-        SupportLabel::Unsupported
-    } else if score >= SUPPORTED_AT && !negation_mismatch {
-        // A reversed negation is never "supported", however much wording is shared; it is
-        // not called a contradiction either, since negation scope is only approximated.
-        SupportLabel::Supported
-    } else {
-        SupportLabel::PartiallySupported
-    };
-    let missing_weight = claim.total_weight() * (1.0 - coverage);
+    let label = support_label(
+        score,
+        &missing_numbers,
+        &conflicting_numbers,
+        negation_mismatch,
+    );
     let signals = Signals {
-        missing_weight,
+        missing_weight: claim.total_weight() * (1.0 - coverage),
         coverage,
         doc_coverage,
         bigram_coverage,
@@ -312,6 +245,114 @@ pub fn score(idf: &Idf, claim_text: &str, evidence: &[&str]) -> SupportResult {
         overstatement,
         signals,
         explanation,
+    }
+}
+
+/// The result for a claim with neither content words nor figures: nothing can support it.
+fn nothing_to_look_for() -> SupportResult {
+    SupportResult {
+        score: 0.0,
+        label: SupportLabel::Unsupported,
+        best: Vec::new(),
+        missing_numbers: Vec::new(),
+        conflicting_numbers: Vec::new(),
+        overstatement: false,
+        signals: Signals::default(),
+        explanation: "the claim has no content words to look for".to_string(),
+    }
+}
+
+/// Share of the claim's word pairs the chosen sentences contain, so that shared words in
+/// a different order count less; `None` when the claim has no pair.
+fn bigram_coverage(claim: &Claim, chosen: &[&Sentence]) -> Option<f64> {
+    if claim.bigrams.is_empty() {
+        return None;
+    }
+    let found = claim
+        .bigrams
+        .iter()
+        .filter(|b| chosen.iter().any(|s| s.bigrams.contains(*b)))
+        .count();
+    Some(found as f64 / claim.bigrams.len() as f64)
+}
+
+/// Share of the claim's names found anywhere in the evidence (1 when it names none).
+fn entity_coverage(claim: &Claim, everything: &[&Sentence]) -> f64 {
+    if claim.entities.is_empty() {
+        return 1.0;
+    }
+    let found = claim
+        .entities
+        .iter()
+        .filter(|e| everything.iter().any(|s| s.stems.contains(*e)))
+        .count();
+    found as f64 / claim.entities.len() as f64
+}
+
+/// The claim's figures the evidence never gives, and of those, the ones a sentence about
+/// the claim gives differently (claim's text, evidence's text).
+fn figures(
+    claim: &Claim,
+    sentences: &[Sentence],
+    best: &[(usize, f64)],
+) -> (Vec<String>, Vec<(String, String)>) {
+    let all_quantities: Vec<Quantity> = sentences
+        .iter()
+        .flat_map(|s| s.quantities.iter().cloned())
+        .collect();
+    let mut missing_numbers = Vec::new();
+    let mut conflicting_numbers = Vec::new();
+    for q in &claim.quantities {
+        if numbers::found_in(q, &all_quantities) {
+            continue;
+        }
+        missing_numbers.push(q.text.clone());
+        let conflict = best
+            .iter()
+            .filter(|(_, cov)| *cov >= RELEVANT_COVERAGE)
+            .find_map(|&(i, _)| numbers::conflicting(q, &sentences[i].quantities));
+        if let Some(other) = conflict {
+            conflicting_numbers.push((q.text.clone(), other.text.clone()));
+        }
+    }
+    (missing_numbers, conflicting_numbers)
+}
+
+/// Whether the evidence denies a word the claim asserts — and no other relevant sentence
+/// asserts it (one sentence stating the fact supports it, whatever a neighbour denies) —
+/// or the claim denies a word the evidence asserts. Only `relevant` sentences are read.
+fn negation_mismatch(claim: &Claim, sentences: &[Sentence], relevant: &[usize]) -> bool {
+    let asserted = |n: &String| {
+        relevant
+            .iter()
+            .any(|&i| sentences[i].stems.contains(n) && !sentences[i].negated.contains(n))
+    };
+    let evidence_denies = relevant.iter().any(|&i| {
+        sentences[i].negated.iter().any(|n| {
+            claim.terms.iter().any(|(t, _)| t == n) && !claim.negated.contains(n) && !asserted(n)
+        })
+    });
+    evidence_denies || claim.negated.iter().any(asserted)
+}
+
+/// The label: a conflicting figure contradicts; a missing figure or a low score leaves the
+/// claim unsupported; a high score supports it unless negation differs.
+fn support_label(
+    score: f64,
+    missing_numbers: &[String],
+    conflicting_numbers: &[(String, String)],
+    negation_mismatch: bool,
+) -> SupportLabel {
+    if !conflicting_numbers.is_empty() {
+        SupportLabel::Contradicted
+    } else if !missing_numbers.is_empty() || score < UNSUPPORTED_BELOW {
+        SupportLabel::Unsupported
+    } else if score >= SUPPORTED_AT && !negation_mismatch {
+        // A reversed negation is never "supported", however much wording is shared; it is
+        // not called a contradiction either, since negation scope is only approximated.
+        SupportLabel::Supported
+    } else {
+        SupportLabel::PartiallySupported
     }
 }
 
