@@ -5,81 +5,6 @@ use std::path::{Path, PathBuf};
 
 use crate::util::*;
 
-/// One page of a constructed dump.
-pub struct P<'a> {
-    pub id: u64,
-    pub ns: i32,
-    pub title: &'a str,
-    pub timestamp: &'a str,
-    pub text: &'a str,
-}
-
-pub fn page<'a>(id: u64, ns: i32, title: &'a str, timestamp: &'a str, text: &'a str) -> P<'a> {
-    P {
-        id,
-        ns,
-        title,
-        timestamp,
-        text,
-    }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// A dump in MediaWiki's export format: `lang` is `<mediawiki xml:lang>`, `namespaces`
-/// (key, case, localized name) its `<siteinfo>` list, `site_case` the `<case>`.
-pub fn dump_xml(
-    lang: &str,
-    dbname: &str,
-    site_case: &str,
-    namespaces: &[(i32, &str, &str)],
-    pages: &[P<'_>],
-) -> String {
-    let mut x = format!(
-        "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.11/\" version=\"0.11\" xml:lang=\"{lang}\">\n  <siteinfo>\n    <sitename>Test</sitename>\n    <dbname>{dbname}</dbname>\n    <base>https://{lang}.example.org/wiki/Main</base>\n    <generator>MediaWiki 1.39.0</generator>\n    <case>{site_case}</case>\n    <namespaces>\n"
-    );
-    for (key, case, name) in namespaces {
-        x.push_str(&format!(
-            "      <namespace key=\"{key}\" case=\"{case}\">{}</namespace>\n",
-            escape(name)
-        ));
-    }
-    x.push_str("    </namespaces>\n  </siteinfo>\n");
-    for p in pages {
-        x.push_str(&format!(
-            "  <page>\n    <title>{}</title>\n    <ns>{}</ns>\n    <id>{}</id>\n    <revision>\n      <id>{}</id>\n      <timestamp>{}</timestamp>\n      <model>wikitext</model>\n      <format>text/x-wiki</format>\n      <text bytes=\"{}\" xml:space=\"preserve\">{}</text>\n    </revision>\n  </page>\n",
-            escape(p.title),
-            p.ns,
-            p.id,
-            p.id * 100,
-            p.timestamp,
-            p.text.len(),
-            escape(p.text)
-        ));
-    }
-    x.push_str("</mediawiki>\n");
-    x
-}
-
-/// English namespaces as a first-letter wiki lists them.
-pub const EN_NS: &[(i32, &str, &str)] = &[
-    (0, "first-letter", ""),
-    (2, "first-letter", "User"),
-    (6, "first-letter", "File"),
-    (10, "first-letter", "Template"),
-    (14, "first-letter", "Category"),
-];
-
-pub fn write_dump(dir: &Path, name: &str, xml: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, xml).unwrap();
-    path
-}
-
 /// The page id `text` resolves to, from `resolve --json`.
 fn resolved_id(index: &Path, text: &str) -> Option<u64> {
     let o = wikiwit()
@@ -102,27 +27,35 @@ fn warnings_of(index: &Path, kind: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Two pages titled "Oder" (ids 1 and 3) and "Elbe" linking to it; `first_ts` and
-/// `second_ts` are the two Oder revisions' timestamps.
-fn duplicate_dump(dir: &Path, first_ts: &str, second_ts: &str) -> PathBuf {
+/// Two pages titled "Oder" (ids 1 and 3) and "Elbe" (id 2), each with its
+/// (timestamp, text), written as `dir/dup.xml`.
+fn oder_elbe_oder(dir: &Path, pages: [(&str, &str); 3]) -> PathBuf {
+    let [first, elbe, second] = pages;
     let xml = dump_xml(
         "en",
         "dupwiki",
         "first-letter",
         EN_NS,
         &[
-            page(
-                1,
-                0,
-                "Oder",
-                first_ts,
-                "The first '''Oder'''. [[Category:Rivers]]",
-            ),
-            page(2, 0, "Elbe", "2024-03-01T00:00:00Z", "Near the [[Oder]]."),
-            page(3, 0, "Oder", second_ts, "The second '''Oder'''."),
+            page(1, 0, "Oder", first.0, first.1),
+            page(2, 0, "Elbe", elbe.0, elbe.1),
+            page(3, 0, "Oder", second.0, second.1),
         ],
     );
     write_dump(dir, "dup.xml", &xml)
+}
+
+/// [`oder_elbe_oder`] with Elbe linking to Oder; `first_ts` and `second_ts` are the two
+/// Oder revisions' timestamps.
+fn duplicate_dump(dir: &Path, first_ts: &str, second_ts: &str) -> PathBuf {
+    oder_elbe_oder(
+        dir,
+        [
+            (first_ts, "The first '''Oder'''. [[Category:Rivers]]"),
+            ("2024-03-01T00:00:00Z", "Near the [[Oder]]."),
+            (second_ts, "The second '''Oder'''."),
+        ],
+    )
 }
 
 fn check_duplicate(first_ts: &str, second_ts: &str, kept: u64, dropped: u64) {
@@ -183,19 +116,14 @@ fn duplicate_titles_are_refused_with_strict() {
     let tmp = tempdir();
     let dump = duplicate_dump(tmp.path(), "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z");
     let index = tmp.path().join("ix");
-    let o = wikiwit()
-        .arg("build")
-        .arg(&dump)
-        .arg("--index")
-        .arg(&index)
-        .args(["-q", "--strict"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(
-        err.contains("dup.xml") && err.contains("pages 1 and 3 both have the title \"Oder\""),
-        "{err}"
+    refused(
+        wikiwit()
+            .arg("build")
+            .arg(&dump)
+            .arg("--index")
+            .arg(&index)
+            .args(["-q", "--strict"]),
+        &["dup.xml", "pages 1 and 3 both have the title \"Oder\""],
     );
     assert!(!index.exists());
 }
@@ -428,36 +356,23 @@ fn georgian_is_not_capitalized_to_mtavruli_on_wikimedia() {
 #[test]
 fn a_shadowed_duplicate_is_in_no_listing() {
     let tmp = tempdir();
-    let xml = dump_xml(
-        "en",
-        "dupwiki",
-        "first-letter",
-        EN_NS,
-        &[
-            page(
-                1,
-                0,
-                "Oder",
+    let dump = oder_elbe_oder(
+        tmp.path(),
+        [
+            (
                 "2024-01-01T00:00:00Z",
                 "The old '''Oder''' passes a zebrafish hatchery near the [[Elbe]]. [[Category:Rivers]] [[Category:Hatcheries]]",
             ),
-            page(
-                2,
-                0,
-                "Elbe",
+            (
                 "2024-03-01T00:00:00Z",
                 "Near the [[Oder]]. [[Category:Rivers]]",
             ),
-            page(
-                3,
-                0,
-                "Oder",
+            (
                 "2024-06-01T00:00:00Z",
                 "The new '''Oder''' meets the [[Elbe]] in zebra country. [[Category:Rivers]]",
             ),
         ],
     );
-    let dump = write_dump(tmp.path(), "dup.xml", &xml);
     let index = tmp.path().join("ix");
     build(&dump, &index, &[]);
     let members = ok(wikiwit()

@@ -1,53 +1,56 @@
 //! Hostile wikitext: constructs that make naive parsers exponential or quadratic. The
 //! build must finish, record warnings, and keep every page.
 
-use std::fmt::Write;
-
 use crate::util::*;
 
-fn page(out: &mut String, id: u32, title: &str, text: &str) {
-    let esc = text
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    writeln!(
-        out,
-        "<page><title>{title}</title><ns>0</ns><id>{id}</id><revision><id>{id}</id>\
-         <timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model>\
-         <text xml:space=\"preserve\">{esc}</text></revision></page>"
-    )
-    .unwrap();
+/// A hostile dump's pages: (namespace, title, text), ids counting from 1.
+type Pages = Vec<(i32, String, String)>;
+
+fn add(pages: &mut Pages, ns: i32, title: &str, text: &str) {
+    pages.push((ns, title.to_string(), text.to_string()));
 }
 
+/// The dump of `pages` on an English wiki with `namespaces`.
+fn hostile_xml(namespaces: &[(i32, &str, &str)], pages: &Pages) -> String {
+    let pages: Vec<P<'_>> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, (ns, title, text))| page(i as u64 + 1, *ns, title, "2024-01-01T00:00:00Z", text))
+        .collect();
+    dump_xml("en", "hostilewiki", "first-letter", namespaces, &pages)
+}
+
+const HOSTILE_NS: &[(i32, &str, &str)] = &[
+    (0, "first-letter", ""),
+    (10, "first-letter", "Template"),
+    (14, "first-letter", "Category"),
+    (828, "first-letter", "Module"),
+];
+
 fn hostile_dump() -> String {
-    let mut x = String::from(
-        "<mediawiki xml:lang=\"en\"><siteinfo><sitename>H</sitename><dbname>hostilewiki</dbname>\
-         <base>https://hostile.example.org/wiki/Main</base><case>first-letter</case><namespaces>\
-         <namespace key=\"0\" case=\"first-letter\" /><namespace key=\"10\" case=\"first-letter\">Template</namespace>\
-         <namespace key=\"14\" case=\"first-letter\">Category</namespace></namespaces></siteinfo>\n",
-    );
+    let mut x = Pages::new();
     // parse_wiki_text's exponential case: unclosed templates inside tables, 60 deep.
     let mut t = String::new();
     for i in 0..60 {
         t.push_str(&format!("{{|\n| cell {i} {{{{tpl{i}|arg|"));
     }
     t.push_str("[[Target]] end");
-    page(&mut x, 1, "Unclosed templates in tables", &t);
+    add(&mut x, 0, "Unclosed templates in tables", &t);
     // Deeply nested links and image captions.
     let mut t = "[[a|".repeat(5000);
     t.push_str(&"]]".repeat(5000));
     t.push_str(&"[[File:X.jpg|thumb|".repeat(2000));
     t.push_str("[[Deep]]");
-    page(&mut x, 2, "Nested links", &t);
+    add(&mut x, 0, "Nested links", &t);
     // Unclosed tags and comments, many times (quadratic searches in naive parsers).
     let mut t = "<ref>".repeat(20000);
     t.push_str(&"<!--".repeat(1000));
     t.push_str(&"<nowiki>".repeat(20000));
-    page(&mut x, 3, "Unclosed tags", &t);
+    add(&mut x, 0, "Unclosed tags", &t);
     // Brace soup.
-    page(
+    add(
         &mut x,
-        4,
+        0,
         "Braces",
         &"{{{{{{{{{{[[[[{{{{}}}]]]]".repeat(20000),
     );
@@ -58,9 +61,8 @@ fn hostile_dump() -> String {
     while big.len() < 10 << 20 {
         big.push_str(unit);
     }
-    page(&mut x, 5, "Ten megabytes", &big);
-    x.push_str("</mediawiki>\n");
-    x
+    add(&mut x, 0, "Ten megabytes", &big);
+    hostile_xml(HOSTILE_NS, &x)
 }
 
 #[test]
@@ -104,28 +106,7 @@ fn hostile_pages_are_indexed_in_bounded_time_with_warnings() {
 /// A dump whose templates and modules attack the expander: each page must still be
 /// indexed, the attack bounded and recorded in `warnings.jsonl`.
 fn hostile_expansion_dump() -> String {
-    let mut x = String::from(
-        "<mediawiki xml:lang=\"en\"><siteinfo><sitename>H</sitename><dbname>hostilewiki</dbname>\
-         <base>https://hostile.example.org/wiki/Main</base><case>first-letter</case><namespaces>\
-         <namespace key=\"0\" case=\"first-letter\" /><namespace key=\"10\" case=\"first-letter\">Template</namespace>\
-         <namespace key=\"14\" case=\"first-letter\">Category</namespace>\
-         <namespace key=\"828\" case=\"first-letter\">Module</namespace></namespaces></siteinfo>\n",
-    );
-    let mut id = 0;
-    let mut add = |x: &mut String, ns: i32, title: &str, text: &str| {
-        id += 1;
-        let esc = text
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;");
-        writeln!(
-            x,
-            "<page><title>{title}</title><ns>{ns}</ns><id>{id}</id><revision><id>{id}</id>\
-             <timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model>\
-             <text xml:space=\"preserve\">{esc}</text></revision></page>"
-        )
-        .unwrap();
-    };
+    let mut x = Pages::new();
     add(&mut x, 10, "Template:Self", "again {{Self}} [[After loop]]");
     add(
         &mut x,
@@ -199,8 +180,7 @@ fn hostile_expansion_dump() -> String {
         "Lua os.execute",
         "{{#invoke:Hostile|exec}}{{#invoke:Hostile|popen}} [[Own link]]",
     );
-    x.push_str("</mediawiki>\n");
-    x
+    hostile_xml(HOSTILE_NS, &x)
 }
 
 /// CPU seconds and peak resident megabytes of the finished child processes.

@@ -195,13 +195,10 @@ fn an_index_built_without_text_says_so() {
     let tmp = tempdir();
     let index = tmp.path().join("ix");
     build(&rivers(), &index, &["--no-text"]);
-    let o = wikiwit()
-        .args(["search", "Danube", "--index"])
-        .arg(&index)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--no-text"), "{}", stderr(&o));
+    refused(
+        wikiwit().args(["search", "Danube", "--index"]).arg(&index),
+        &["--no-text"],
+    );
     // Everything else works.
     ok(wikiwit()
         .args(["table", "List of transboundary rivers", "1", "--index"])

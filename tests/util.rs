@@ -31,6 +31,14 @@ pub fn rivers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rivers/rivers-wiki.xml")
 }
 
+/// The sample wiki with its first `from` replaced by `to`, written as `dir/name`: an
+/// altered or damaged copy for one test.
+pub fn rivers_edited(dir: &Path, name: &str, from: &str, to: &str) -> PathBuf {
+    let xml = std::fs::read_to_string(rivers()).expect("read the sample wiki");
+    assert!(xml.contains(from), "the sample wiki has no {from:?}");
+    write_dump(dir, name, &xml.replacen(from, to, 1))
+}
+
 pub fn wikiwit() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wikiwit"));
     c.env_remove("WIKIWIT_INDEX");
@@ -71,6 +79,103 @@ pub fn build(dump: &Path, index: &Path, extra: &[&str]) -> String {
 /// Runs `wikiwit export TABLE --index DIR`.
 pub fn export(index: &Path, table: &str) -> String {
     ok(wikiwit().args(["export", table, "--index"]).arg(index))
+}
+
+/// Runs `cmd` expecting it to refuse its input as bad input must be refused: exit code 2,
+/// no panic, and each of `expect` in its message on stderr. Returns the output for the
+/// caller's further checks.
+pub fn refused(cmd: &mut Command, expect: &[&str]) -> Output {
+    let o = cmd.output().expect("run wikiwit");
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{cmd:?}: exit code {:?}, stderr:\n{err}",
+        o.status.code()
+    );
+    assert!(!err.contains("panicked"), "{cmd:?} panicked:\n{err}");
+    for e in expect {
+        assert!(err.contains(e), "{cmd:?}: stderr lacks {e:?}:\n{err}");
+    }
+    o
+}
+
+/// One page of a constructed dump.
+pub struct P<'a> {
+    pub id: u64,
+    pub ns: i32,
+    pub title: &'a str,
+    pub timestamp: &'a str,
+    pub text: &'a str,
+}
+
+/// A page for [`dump_xml`].
+pub fn page<'a>(id: u64, ns: i32, title: &'a str, timestamp: &'a str, text: &'a str) -> P<'a> {
+    P {
+        id,
+        ns,
+        title,
+        timestamp,
+        text,
+    }
+}
+
+/// `s` as XML text.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A dump in MediaWiki's export format: `lang` is `<mediawiki xml:lang>`, `namespaces`
+/// (key, case, localized name) its `<siteinfo>` list, `site_case` the `<case>`.
+pub fn dump_xml(
+    lang: &str,
+    dbname: &str,
+    site_case: &str,
+    namespaces: &[(i32, &str, &str)],
+    pages: &[P<'_>],
+) -> String {
+    let mut x = format!(
+        "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.11/\" version=\"0.11\" xml:lang=\"{lang}\">\n  <siteinfo>\n    <sitename>Test</sitename>\n    <dbname>{dbname}</dbname>\n    <base>https://{lang}.example.org/wiki/Main</base>\n    <generator>MediaWiki 1.39.0</generator>\n    <case>{site_case}</case>\n    <namespaces>\n"
+    );
+    for (key, case, name) in namespaces {
+        x.push_str(&format!(
+            "      <namespace key=\"{key}\" case=\"{case}\">{}</namespace>\n",
+            escape(name)
+        ));
+    }
+    x.push_str("    </namespaces>\n  </siteinfo>\n");
+    for p in pages {
+        x.push_str(&format!(
+            "  <page>\n    <title>{}</title>\n    <ns>{}</ns>\n    <id>{}</id>\n    <revision>\n      <id>{}</id>\n      <timestamp>{}</timestamp>\n      <model>wikitext</model>\n      <format>text/x-wiki</format>\n      <text bytes=\"{}\" xml:space=\"preserve\">{}</text>\n    </revision>\n  </page>\n",
+            escape(p.title),
+            p.ns,
+            p.id,
+            p.id * 100,
+            p.timestamp,
+            p.text.len(),
+            escape(p.text)
+        ));
+    }
+    x.push_str("</mediawiki>\n");
+    x
+}
+
+/// English namespaces as a first-letter wiki lists them.
+pub const EN_NS: &[(i32, &str, &str)] = &[
+    (0, "first-letter", ""),
+    (2, "first-letter", "User"),
+    (6, "first-letter", "File"),
+    (10, "first-letter", "Template"),
+    (14, "first-letter", "Category"),
+];
+
+/// Writes `xml` as `dir/name` and returns its path.
+pub fn write_dump(dir: &Path, name: &str, xml: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, xml).unwrap();
+    path
 }
 
 pub fn tempdir() -> tempfile::TempDir {

@@ -131,20 +131,15 @@ fn bad_input_is_an_error_naming_where() {
     let tmp = tempdir();
     let bad = tmp.path().join("latin1.md");
     std::fs::write(&bad, b"Fine line.\nCaf\xe9 [1]\n").unwrap();
-    let o = wikiwit()
-        .args(["cite", "parse"])
-        .arg(&bad)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("offset 14, line 2"), "{}", stderr(&o));
+    refused(
+        wikiwit().args(["cite", "parse"]).arg(&bad),
+        &["offset 14, line 2"],
+    );
 
-    let o = wikiwit()
-        .args(["cite", "parse", "/nonexistent/report.md"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("/nonexistent/report.md"));
+    refused(
+        wikiwit().args(["cite", "parse", "/nonexistent/report.md"]),
+        &["/nonexistent/report.md"],
+    );
 
     let jsonl = tmp.path().join("claims.jsonl");
     std::fs::write(
@@ -152,37 +147,27 @@ fn bad_input_is_an_error_naming_where() {
         "{\"label\": \"supported\", \"claim\": \"A.\", \"evidence\": [\"A.\"]}\n{\"label\": \"maybe\", \"claim\": \"B.\", \"evidence\": []}\n",
     )
     .unwrap();
-    let o = wikiwit()
-        .args(["cite", "eval-support"])
-        .arg(&jsonl)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("claims.jsonl:2:"), "{}", stderr(&o));
+    refused(
+        wikiwit().args(["cite", "eval-support"]).arg(&jsonl),
+        &["claims.jsonl:2:"],
+    );
 
     let tiers = tmp.path().join("tiers.json");
     std::fs::write(&tiers, "{\"kinds\": {\"web\": 1.5}}").unwrap();
     let report = tmp.path().join("r.md");
     std::fs::write(&report, "Text.[1]\n\n[1] https://example.com\n").unwrap();
-    let check = || {
-        wikiwit()
-            .args(["cite", "check", "--index", "/nonexistent", "--tiers"])
-            .arg(&tiers)
-            .arg(&report)
-            .output()
-            .unwrap()
+    let check = |expect: &str| {
+        refused(
+            wikiwit()
+                .args(["cite", "check", "--index", "/nonexistent", "--tiers"])
+                .arg(&tiers)
+                .arg(&report),
+            &[expect],
+        )
     };
-    let o = check();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("outside 0..1"), "{}", stderr(&o));
+    check("outside 0..1");
 
     // A hand-edited tiers file with a trailing comma: the message says where.
     std::fs::write(&tiers, "{\"kinds\": {\"web\": 0.5,}\n}").unwrap();
-    let o = check();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("tiers.json: line 1, column"),
-        "{}",
-        stderr(&o)
-    );
+    check("tiers.json: line 1, column");
 }
