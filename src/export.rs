@@ -70,15 +70,11 @@ fn tsv(index: &Index, table: Table, out: &mut dyn Write) -> Result<(), ExportErr
 /// One JSON object per main-namespace, non-redirect page, like MediaWiki's
 /// `action=parse&prop=sections`: `{"title", "sections": [{toclevel, level, line, number,
 /// index, anchor, byteoffset}]}`. A page without headings has an empty list, which is why
-/// this is not a grouping of the flat `sections` rows.
+/// this is written per page from [`rows::section_pages`] rather than grouped from the
+/// flat `sections` rows.
 fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
-    for page in rows::held_pages(index)? {
-        let (p, s) = page?;
-        if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
-            continue;
-        }
-        let sections: Vec<serde_json::Value> = s
-            .sections
+    rows::section_pages(index, &mut |title, sections| {
+        let sections: Vec<serde_json::Value> = sections
             .iter()
             .map(|x| {
                 serde_json::json!({
@@ -92,11 +88,11 @@ fn sections(index: &Index, out: &mut dyn Write) -> Result<(), ExportError> {
                 })
             })
             .collect();
-        let obj = serde_json::json!({ "title": index.display_title(&p), "sections": sections });
+        let obj = serde_json::json!({ "title": title, "sections": sections });
         serde_json::to_writer(&mut *out, &obj).map_err(std::io::Error::from)?;
         writeln!(out)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// One JSON object per sentence: `{"title", "section", "anchor", "sentence", "kind",

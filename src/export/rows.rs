@@ -3,7 +3,7 @@
 //! and values.
 
 use crate::index::{Index, IndexError, PageRecord};
-use crate::wikitext::PageStructure;
+use crate::wikitext::{PageStructure, Section};
 
 use super::ExportError;
 
@@ -348,19 +348,30 @@ fn templates(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// One row per section of a main-namespace, non-redirect page, with the fields of
-/// MediaWiki's `action=parse&prop=sections` (there strings, here `index` and `level` are
-/// integers).
-fn sections(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
+/// Called with each page's title and sections by [`section_pages`].
+pub(crate) type SectionSink<'s> = dyn FnMut(&str, &[Section]) -> Result<(), ExportError> + 's;
+
+/// The main-namespace, non-redirect pages that hold their title, each with its title
+/// and sections, in dump order: the one walk both sections exports are written from
+/// (a row per section here, an object per page — headings or not — in JSON lines).
+pub(crate) fn section_pages(index: &Index, each: &mut SectionSink<'_>) -> Result<(), ExportError> {
     for page in held_pages(index)? {
         let (p, s) = page?;
         if p.ns != crate::title::NS_MAIN || p.redirect.is_some() {
             continue;
         }
-        let title = index.display_title(&p);
-        for x in &s.sections {
+        each(&index.display_title(&p), &s.sections)?;
+    }
+    Ok(())
+}
+
+/// One row per section of [`section_pages`], with the fields of MediaWiki's
+/// `action=parse&prop=sections` (there strings, here `index` and `level` are integers).
+fn sections(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
+    section_pages(index, &mut |title, sections| {
+        for x in sections {
             sink(&[
-                Cell::Str(&title),
+                Cell::Str(title),
                 int(x.index),
                 int(x.toclevel),
                 int(x.level),
@@ -370,8 +381,8 @@ fn sections(index: &Index, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
                 int(x.byteoffset),
             ])?;
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// One row per sentence, pages in dump order (redirects and pages without text skipped).
