@@ -10,7 +10,7 @@ use std::io::Write;
 
 use crate::index::{Index, IndexError};
 
-pub use rows::{Cell, Column, ColumnType, Table};
+pub use rows::{Cell, Column, Table};
 
 /// Errors while exporting: the index's or the output's.
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,7 @@ pub enum CaseRule {
 
 impl CaseRule {
     /// Parses the dump's spelling; unknown values fall back to MediaWiki's default.
-    pub fn from_dump(s: &str) -> CaseRule {
+    pub(crate) fn from_dump(s: &str) -> CaseRule {
         match s.trim() {
             "case-sensitive" => CaseRule::CaseSensitive,
             _ => CaseRule::FirstLetter,
@@ -103,15 +103,6 @@ impl SiteInfo {
                 .collect(),
             synthesized: true,
         }
-    }
-
-    /// The case rule of namespace `ns`; namespaces the dump does not declare use the site rule.
-    pub fn case_of(&self, ns: i32) -> CaseRule {
-        self.namespaces
-            .iter()
-            .find(|n| n.id == ns)
-            .map(|n| n.case)
-            .unwrap_or(self.case)
     }
 
     /// The host part of `<base>` (`en.wikipedia.org`), used to pick defaults such as the

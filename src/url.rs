@@ -21,7 +21,7 @@ pub struct TextQuote {
 /// What a Wikipedia URL names. Titles and anchors are percent-decoded with underscores
 /// as spaces; at least one of `title`, `oldid`, `curid` is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WikipediaUrl {
+pub(crate) struct WikipediaUrl {
     /// The language subdomain (`de` for `de.m.wikipedia.org`); `None` for the portal hosts.
     pub lang: Option<String>,
     /// `None` for `?curid=`/`?oldid=`-only URLs.
@@ -84,7 +84,7 @@ impl WikipediaUrl {
 /// Decodes `%XX` escapes. Malformed escapes are kept literally and invalid UTF-8 is replaced
 /// rather than rejected (as [`crate::title::percent_decode`] rejects it, following
 /// MediaWiki's title rules): a half-broken URL in a report still identifies its page.
-pub fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     decode_escapes(s, b'%')
 }
 
@@ -128,7 +128,7 @@ fn hex_val(b: u8) -> Option<u8> {
 /// character; for escaped ASCII punctuation, when the anchor shows other evidence of the
 /// legacy encoding (a multi-byte run, or an encoded `(`…`)` pair) or the dot does not follow
 /// a digit.
-pub fn decode_legacy_anchor(s: &str) -> String {
+pub(crate) fn decode_legacy_anchor(s: &str) -> String {
     let bytes = s.as_bytes();
     let evidence = (s.contains(".28") && s.contains(".29")) || has_multibyte_run(bytes);
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
@@ -286,7 +286,7 @@ fn split_fragment(fragment: Option<&str>) -> (Option<String>, Option<TextQuote>)
 
 /// Parses a `text=[prefix-,]start[,end][,-suffix]` directive. Splitting happens before
 /// decoding because literal `,` and `-` inside the quote are percent-encoded by the spec.
-pub fn parse_text_directive(value: &str) -> Option<TextQuote> {
+pub(crate) fn parse_text_directive(value: &str) -> Option<TextQuote> {
     let mut items: Vec<&str> = value.split(',').collect();
     let prefix = match items.first() {
         Some(first) if items.len() > 1 && first.ends_with('-') => {

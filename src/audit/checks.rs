@@ -91,7 +91,7 @@ impl Check {
         }
     }
 
-    pub fn default_severity(self) -> Severity {
+    pub(crate) fn default_severity(self) -> Severity {
         match self {
             Check::CitationGate
             | Check::RowEvidence

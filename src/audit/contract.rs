@@ -133,7 +133,7 @@ fn text_type() -> ColumnType {
 }
 
 impl ColumnSpec {
-    pub fn separator(&self) -> &str {
+    pub(crate) fn separator(&self) -> &str {
         self.separator.as_deref().unwrap_or("; ")
     }
 }

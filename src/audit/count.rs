@@ -11,7 +11,7 @@ use crate::wikitext::Table;
 
 /// One counted item: the text of its key cell (or list item) and the pages it links to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     pub key: String,
     pub pages: Vec<u32>,
     /// The row's cells (empty for list items), for filtering.
@@ -19,7 +19,7 @@ pub struct Item {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemCount {
+pub(crate) struct ItemCount {
     pub page: String,
     /// `table 1`, `list in section Rivers`.
     pub what: String,
@@ -28,7 +28,7 @@ pub struct ItemCount {
 
 /// Counts the items the locator names: a table (`table:N`, rows), or a section or page
 /// (its list items). `key_col` picks the key cell of table rows (default: column 0).
-pub fn count_items(
+pub(crate) fn count_items(
     resolver: &Resolver<'_>,
     loc: &Locator,
     key_col: Option<&super::contract::SourceCol>,

@@ -25,7 +25,7 @@ struct History {
 /// in `pending` and written under an exclusive lock of the file, each batch in one
 /// `write_all` at the end (`O_APPEND`), so no record is torn or interleaved with
 /// another process's.
-pub struct Log {
+pub(crate) struct Log {
     path: PathBuf,
     file: File,
     pending: Vec<u8>,

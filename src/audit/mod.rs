@@ -27,9 +27,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::Digest;
 
-pub use checks::{Category, Check, Severity};
+pub(crate) use checks::Severity;
+pub use checks::{Category, Check};
 pub use contract::{Contract, ContractError};
-pub use count::{ItemCount, count_items, is_note_row};
+pub(crate) use count::count_items;
+pub use count::is_note_row;
 pub use row_checks::RowSummary;
 
 use crate::index::{Index, IndexError};

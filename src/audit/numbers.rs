@@ -31,7 +31,7 @@ const COMMA_LANGS: &[&str] = &[
 
 impl DecimalMark {
     /// The mark of a wiki's content language (`de`, `pt-br`, `en`).
-    pub fn for_lang(lang: &str) -> DecimalMark {
+    pub(crate) fn for_lang(lang: &str) -> DecimalMark {
         let base = lang
             .split(['-', '_'])
             .next()
@@ -204,7 +204,7 @@ fn figure(s: &str, mark: DecimalMark) -> Option<(usize, f64, f64)> {
 /// Reads a whole value as a figure: sign, currency, digits, scale word, percent, a
 /// currency after the figure, then the unit (the rest). `None` when anything but a sign
 /// and a currency precedes the digits.
-pub fn parse_amount(s: &str, mark: DecimalMark) -> Option<Amount> {
+pub(crate) fn parse_amount(s: &str, mark: DecimalMark) -> Option<Amount> {
     let mut rest = s.trim();
     let mut negative = false;
     let mut currency = None;

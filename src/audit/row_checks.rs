@@ -32,13 +32,13 @@ pub struct RowSummary {
 /// (uniqueness identity, first key folded, the page the first key names).
 type KeyIdentity = (Option<String>, Option<String>, Option<u32>);
 
-pub struct RowOutcome {
+pub(crate) struct RowOutcome {
     pub findings: Vec<Finding>,
     pub summary: RowSummary,
 }
 
 /// Findings about the CSV header itself (declared columns it lacks), reported once.
-pub fn header_findings(ctx: &Ctx<'_>, header: &[String], format: Format) -> Vec<Finding> {
+pub(crate) fn header_findings(ctx: &Ctx<'_>, header: &[String], format: Format) -> Vec<Finding> {
     if format != Format::Csv {
         return Vec::new();
     }

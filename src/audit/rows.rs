@@ -14,10 +14,11 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Keys that are not columns.
-pub const RESERVED: [&str; 5] = ["source_page", "locator", "cell_locators", "claims", "as_of"];
+pub(crate) const RESERVED: [&str; 5] =
+    ["source_page", "locator", "cell_locators", "claims", "as_of"];
 
 /// Longest record accepted (1 MiB); longer lines are reported and skipped.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -81,7 +82,7 @@ pub enum Format {
 
 /// Reads one line of at most `max` bytes into `buf` (without the newline). Returns
 /// `None` at end of input, `Some(false)` when the line was longer (the rest is skipped).
-pub fn read_line_bounded(
+pub(crate) fn read_line_bounded(
     r: &mut impl BufRead,
     buf: &mut Vec<u8>,
     max: usize,
@@ -323,7 +324,7 @@ fn csv_fields(line: &[u8]) -> Result<Vec<String>, String> {
 }
 
 /// One JSON lines record (also the audit in pieces' rows, [`super::pieces`]).
-pub fn parse_json_row(line: &[u8], number: usize, lineno: u64) -> RowItem {
+pub(crate) fn parse_json_row(line: &[u8], number: usize, lineno: u64) -> RowItem {
     let bad = |message: String| RowItem::Bad {
         number,
         line: lineno,

@@ -23,14 +23,14 @@ struct Duplicate {
 
 /// The key identity's hash: uniqueness is decided on it, and an audit in pieces groups
 /// rows by it, so that equal keys always meet in one group.
-pub fn identity_hash(identity: &str) -> u64 {
+pub(crate) fn identity_hash(identity: &str) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     identity.hash(&mut h);
     h.finish()
 }
 
 #[derive(Default)]
-pub struct TableState {
+pub(crate) struct TableState {
     /// Key identity hash → first row. A 64-bit SipHash (fixed keys, deterministic):
     /// a collision among a million keys has probability ~3·10⁻⁸.
     keys: HashMap<u64, (usize, u64)>,
@@ -80,7 +80,7 @@ impl TableState {
         self.blocked.get(row).copied().unwrap_or(false)
     }
 
-    pub fn mark_blocked(&mut self, row: usize) {
+    pub(crate) fn mark_blocked(&mut self, row: usize) {
         if let Some(b) = self.blocked.get_mut(row) {
             *b = true;
         }
@@ -119,7 +119,7 @@ impl TableState {
     }
 
     /// Folds in another group's sets (a source keeps its earliest citing row).
-    pub fn absorb(&mut self, part: TablePart) {
+    pub(crate) fn absorb(&mut self, part: TablePart) {
         self.first_keys.extend(part.first_keys);
         self.first_pages.extend(part.first_pages);
         for (src, row) in part.sources {
@@ -138,7 +138,7 @@ pub fn run(ctx: &Ctx<'_>, state: &TableState, rows: usize) -> Result<Vec<Finding
 
 /// Check 5 over the rows folded into `state`: complete for every key whose rows were all
 /// folded there.
-pub fn key_findings(ctx: &Ctx<'_>, state: &TableState) -> Vec<Finding> {
+pub(crate) fn key_findings(ctx: &Ctx<'_>, state: &TableState) -> Vec<Finding> {
     let mut out = Vec::new();
     for d in &state.duplicates {
         let mut f = ctx.finding(
@@ -157,7 +157,7 @@ pub fn key_findings(ctx: &Ctx<'_>, state: &TableState) -> Vec<Finding> {
 }
 
 /// Checks 9–12, which see the whole table through `state`'s sets (and the contract).
-pub fn whole_table(
+pub(crate) fn whole_table(
     ctx: &Ctx<'_>,
     state: &TableState,
     rows: usize,

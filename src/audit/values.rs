@@ -52,7 +52,7 @@ fn month(name: &str) -> Option<u8> {
 }
 
 /// ISO 8601 only: `2004`, `2004-03`, `2004-03-12`.
-pub fn parse_date_strict(s: &str) -> Option<Date> {
+pub(crate) fn parse_date_strict(s: &str) -> Option<Date> {
     let c = ISO.captures(s.trim())?;
     Some(Date {
         year: c[1].parse().ok()?,
@@ -71,7 +71,7 @@ pub fn parse_date(s: &str) -> Option<Date> {
 }
 
 /// Every date written in `text` (years alone included).
-pub fn find_dates(text: &str) -> Vec<Date> {
+pub(crate) fn find_dates(text: &str) -> Vec<Date> {
     let mut out = Vec::new();
     let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
     for c in ISO_IN_TEXT.captures_iter(text) {
@@ -128,7 +128,7 @@ pub fn parse_number_unit(s: &str) -> Option<(f64, Option<String>)> {
 }
 
 /// [`parse_number_unit`] with the wiki language's decimal mark.
-pub fn parse_number_unit_in(s: &str, mark: DecimalMark) -> Option<(f64, Option<String>)> {
+pub(crate) fn parse_number_unit_in(s: &str, mark: DecimalMark) -> Option<(f64, Option<String>)> {
     let a = numbers::parse_amount(s, mark)?;
     let mut unit = Vec::new();
     if let Some(c) = a.currency {
@@ -144,7 +144,7 @@ pub fn parse_number_unit_in(s: &str, mark: DecimalMark) -> Option<(f64, Option<S
 }
 
 /// `2850` or `2850 km` (with the column's unit): no separators, `.` for decimals.
-pub fn is_canonical_number(s: &str, unit: Option<&str>) -> bool {
+pub(crate) fn is_canonical_number(s: &str, unit: Option<&str>) -> bool {
     let (num, u) = match s.split_once(' ') {
         Some((n, u)) => (n, Some(u)),
         None => (s, None),
@@ -471,7 +471,7 @@ fn same_number(a: &str, b: &str, mark: DecimalMark) -> bool {
 }
 
 /// The labels of `labels` the evidence text names (for partition ambiguity).
-pub fn labels_named<'l>(text: &str, labels: &'l [String]) -> Vec<&'l str> {
+pub(crate) fn labels_named<'l>(text: &str, labels: &'l [String]) -> Vec<&'l str> {
     let t = fold(text);
     labels
         .iter()

@@ -40,7 +40,7 @@ impl GraphBuilder {
 
     /// Adds page number `page`'s link targets (title-map keys) and category names, each
     /// sorted and without duplicates.
-    pub fn add_page(
+    pub(crate) fn add_page(
         &mut self,
         page: u32,
         link_keys: Vec<Vec<u8>>,

@@ -15,7 +15,7 @@ mod graph;
 mod redirects;
 mod sources;
 
-pub use sources::SourcesInfo;
+pub(crate) use sources::SourcesInfo;
 
 use sha2::{Digest, Sha256};
 
@@ -77,7 +77,7 @@ pub struct BuildOptions {
 /// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
 /// build's peak stays near 1 GB on enwiki-sized dumps (see README, "Full English
 /// Wikipedia"); more only saves merge passes, which are sequential reads.
-pub const DEFAULT_MEMORY_BUDGET: u64 = 512 << 20;
+pub(crate) const DEFAULT_MEMORY_BUDGET: u64 = 512 << 20;
 
 /// The memory budget, shared out to the sorters that are alive at the same time.
 pub(crate) struct Budget(u64);
@@ -139,7 +139,7 @@ impl Progress for NoProgress {
     fn finish(&self) {}
 }
 
-pub use crate::index::Warning;
+pub(crate) use crate::index::Warning;
 
 /// The result of a successful build.
 #[derive(Debug, Clone)]

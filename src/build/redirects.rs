@@ -56,7 +56,7 @@ impl RedirectSpool {
     }
 
     /// Ends the input and looks up every target's first hop in `titles`.
-    pub fn resolve_with(self, titles: &TitleMap) -> Result<Redirects, IndexError> {
+    pub(crate) fn resolve_with(self, titles: &TitleMap) -> Result<Redirects, IndexError> {
         self.targets.finish()?;
         let targets: Store<Target> = Store::open(&self.path, index::kinds::TEMP_REDIRECT_TARGETS)?;
         let first = (0..self.pages.len())
@@ -95,7 +95,7 @@ impl Drop for Redirects {
 
 impl Redirects {
     /// The redirect number of page number `page`, if it is a redirect.
-    pub fn ordinal(&self, page: u32) -> Option<usize> {
+    pub(crate) fn ordinal(&self, page: u32) -> Option<usize> {
         self.pages.binary_search(&page).ok()
     }
 

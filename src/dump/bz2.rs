@@ -16,7 +16,7 @@ const BLOCK_MAGIC: &[u8] = b"1AY&SY";
 const EOS_MAGIC: &[u8] = b"\x17\x72\x45\x38\x50\x90";
 
 /// Whether a bz2 stream header starts at `pos`.
-pub fn is_stream_start(data: &[u8], pos: usize) -> bool {
+pub(crate) fn is_stream_start(data: &[u8], pos: usize) -> bool {
     let Some(h) = data.get(pos..pos + 10) else {
         return false;
     };
@@ -30,7 +30,7 @@ pub fn is_stream_start(data: &[u8], pos: usize) -> bool {
 /// A false positive would need 10 specific bytes at a byte-aligned position inside
 /// compressed data (probability ~2⁻⁸⁰ per position); decoding would then fail loudly
 /// rather than silently produce wrong pages.
-pub fn stream_starts(data: &[u8]) -> Vec<usize> {
+pub(crate) fn stream_starts(data: &[u8]) -> Vec<usize> {
     let mut starts = Vec::new();
     for magic in [BLOCK_MAGIC, EOS_MAGIC] {
         for hit in memchr::memmem::find_iter(data, magic) {
@@ -58,7 +58,7 @@ fn map_err(path: &Path, stream_offset: usize, e: bzip2::Error) -> DumpError {
 }
 
 /// Decodes every stream in `data[start..end]` (one or more concatenated streams).
-pub fn decode_range(
+pub(crate) fn decode_range(
     path: &Path,
     data: &[u8],
     start: usize,
@@ -70,7 +70,7 @@ pub fn decode_range(
 }
 
 /// [`decode_range`], appending to `out` (a buffer reused across ranges).
-pub fn decode_range_into(
+pub(crate) fn decode_range_into(
     path: &Path,
     data: &[u8],
     start: usize,
@@ -84,7 +84,7 @@ pub fn decode_range_into(
 }
 
 /// Decodes consecutive streams incrementally, with exact error locations.
-pub struct SeqDecoder<'a> {
+pub(crate) struct SeqDecoder<'a> {
     path: &'a Path,
     data: &'a [u8],
     /// Next unread input byte.
@@ -112,7 +112,7 @@ impl<'a> SeqDecoder<'a> {
 
     /// Appends decoded bytes to `out` until it holds at least `target` bytes or the input
     /// ends. Returns `true` at the end of the input.
-    pub fn fill(&mut self, out: &mut Vec<u8>, target: usize) -> Result<bool, DumpError> {
+    pub(crate) fn fill(&mut self, out: &mut Vec<u8>, target: usize) -> Result<bool, DumpError> {
         loop {
             if self.dec.is_none() {
                 if self.pos >= self.data.len() {

@@ -94,7 +94,7 @@ impl IndexLoad {
 
     /// Waits for the index; the offsets of the stream groups listing a title whose
     /// prefix (text before the first `:`) `wanted` accepts.
-    pub fn offsets_with_prefix(
+    pub(crate) fn offsets_with_prefix(
         &self,
         wanted: &dyn Fn(&str) -> bool,
     ) -> Result<Vec<u64>, DumpError> {
@@ -106,11 +106,6 @@ impl IndexLoad {
                 .collect()
         })?;
         Ok(offsets.unwrap_or_default())
-    }
-
-    /// The number of pages the index lists, once it has been read (`None` before).
-    pub fn pages_if_read(&self) -> Option<u64> {
-        self.with(false, |ix| ix.pages).ok().flatten()
     }
 }
 

@@ -23,9 +23,9 @@ use std::sync::atomic::AtomicBool;
 use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
-pub use error::{DumpError, Location};
+pub(crate) use error::{DumpError, Location};
 pub use multistream::MultistreamIndex;
-pub use xml::RawPage;
+pub(crate) use xml::RawPage;
 
 use crate::siteinfo::SiteInfo;
 use sniff::{Container, Sniffed};
@@ -72,7 +72,7 @@ pub struct ReadStats {
 
 /// What [`Dump::pages_in_namespaces`] read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct NamespacePass {
+pub(crate) struct NamespacePass {
     /// Streams decoded when the multistream index chose them; `None`: the whole dump.
     pub streams_read: Option<usize>,
     pub decompressed_bytes: u64,
@@ -162,18 +162,12 @@ impl Dump {
         &self.path
     }
 
-    pub fn index_path(&self) -> Option<&Path> {
+    pub(crate) fn index_path(&self) -> Option<&Path> {
         self.index.as_ref().map(|i| i.path())
     }
 
     pub fn siteinfo(&self) -> &SiteInfo {
         &self.site
-    }
-
-    /// How many pages the multistream index lists, once it has been read (`None`
-    /// before, and without an index): a capacity hint, no promise.
-    pub fn indexed_pages(&self) -> Option<u64> {
-        self.index.as_ref().and_then(|i| i.pages_if_read())
     }
 
     /// The raw (possibly compressed) bytes of the dump file.
@@ -218,7 +212,7 @@ impl Dump {
     /// Like [`Dump::pages`], with a state per worker thread: `init` makes it on the
     /// thread that uses it (it need not be `Send`, e.g. a template expander with its
     /// caches), and `map` gets it with every page that thread reads.
-    pub fn pages_with<T, St, Init, M, C, P>(
+    pub(crate) fn pages_with<T, St, Init, M, C, P>(
         &self,
         init: Init,
         map: M,
@@ -246,7 +240,7 @@ impl Dump {
     /// re-compressed one) fails the pass with [`DumpError::StreamFragment`] after some
     /// pages were consumed: the caller starts over with `every_stream` set.
     #[allow(clippy::too_many_arguments)]
-    pub fn pages_in_namespaces<T, M, C, P>(
+    pub(crate) fn pages_in_namespaces<T, M, C, P>(
         &self,
         namespaces: &[i32],
         every_stream: bool,

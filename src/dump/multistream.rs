@@ -41,7 +41,7 @@ pub struct MultistreamIndex {
 }
 
 /// The hash used to compare index titles with dump titles.
-pub fn title_hash(title: &str) -> u64 {
+pub(crate) fn title_hash(title: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     title.hash(&mut h);
     h.finish()

@@ -29,7 +29,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Runs the pipeline on `threads` worker threads; `consume` runs on the calling thread.
 /// Each worker makes its own state with `init` on its own thread (so the state need not
 /// be `Send`: a template expander with its caches) and hands it to every `work` call.
-pub fn ordered<I, O, S, W, C, St, Init>(
+pub(crate) fn ordered<I, O, S, W, C, St, Init>(
     threads: usize,
     window: usize,
     source: S,

@@ -4,14 +4,14 @@
 
 /// The container around the XML.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Container {
+pub(crate) enum Container {
     PlainXml,
     Bzip2,
 }
 
 /// What the first bytes say.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sniffed {
+pub(crate) enum Sniffed {
     Container(Container),
     Empty,
     Utf16(&'static str),
@@ -19,7 +19,7 @@ pub enum Sniffed {
 }
 
 /// Classifies raw file bytes (compressed or not).
-pub fn sniff_file(head: &[u8]) -> Sniffed {
+pub(crate) fn sniff_file(head: &[u8]) -> Sniffed {
     if head.is_empty() {
         return Sniffed::Empty;
     }
@@ -33,7 +33,7 @@ pub fn sniff_file(head: &[u8]) -> Sniffed {
 }
 
 /// Checks that (decompressed) bytes look like UTF-8 XML with a `<mediawiki` root.
-pub fn sniff_xml(head: &[u8]) -> Result<(), Sniffed> {
+pub(crate) fn sniff_xml(head: &[u8]) -> Result<(), Sniffed> {
     if head.is_empty() {
         return Err(Sniffed::Empty);
     }

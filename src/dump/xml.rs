@@ -36,7 +36,7 @@ pub struct RawPage<'a> {
 
 /// A parse failure inside a region: offset within the region, page title if known.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct XmlFailure {
+pub(crate) struct XmlFailure {
     pub offset: u64,
     pub page: Option<String>,
     pub message: String,
@@ -110,7 +110,7 @@ fn element_text_cow<'a>(reader: &mut Reader<&'a [u8]>, name: &str) -> Result<Cow
 }
 
 /// Parses the header (everything before the first `<page>`): root attributes and siteinfo.
-pub fn parse_siteinfo(header: &str) -> Result<Option<SiteInfo>, XmlFailure> {
+pub(crate) fn parse_siteinfo(header: &str) -> Result<Option<SiteInfo>, XmlFailure> {
     let mut reader = Reader::from_str(header);
     let mut lang = String::new();
     let mut site = SiteInfo {
@@ -215,7 +215,7 @@ fn namespace(e: &BytesStart<'_>) -> Result<Namespace, String> {
 ///
 /// The bytes are not validated as UTF-8 up front: quick-xml validates every piece of
 /// text it returns, so a whole extra pass over the dump is saved.
-pub fn parse_pages<'a>(
+pub(crate) fn parse_pages<'a>(
     region: &'a [u8],
     mut f: impl FnMut(RawPage<'a>) -> Result<(), XmlFailure>,
 ) -> Result<(), XmlFailure> {

@@ -12,9 +12,9 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use serde::Serialize;
 
 /// Resamples drawn unless told otherwise.
-pub const RESAMPLES: usize = 5000;
+pub(crate) const RESAMPLES: usize = 5000;
 /// The fixed seed of the resampling stream.
-pub const SEED: u64 = 20_240_605;
+pub(crate) const SEED: u64 = 20_240_605;
 
 /// A paired comparison of A − B over the same instances.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,7 +90,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// Two-sided exact sign test: the probability, under Binomial(n, ½), of a split at
 /// least as uneven as `wins` : `losses`.
-pub fn sign_test(wins: usize, losses: usize) -> f64 {
+pub(crate) fn sign_test(wins: usize, losses: usize) -> f64 {
     let n = wins + losses;
     if n == 0 {
         return 1.0;

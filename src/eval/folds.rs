@@ -21,10 +21,10 @@ use crate::frontier::Rules;
 use crate::index::Index;
 
 /// The fixed seed of the fold shuffle.
-pub const SEED: u64 = 20_261_201;
+pub(crate) const SEED: u64 = 20_261_201;
 
 /// Row ratios tried, the default first.
-pub const ROW_RATIOS: [f64; 3] = [0.8, 0.7, 0.9];
+pub(crate) const ROW_RATIOS: [f64; 3] = [0.8, 0.7, 0.9];
 
 /// The settings tried: every row ratio with each rule on and off, `base`'s limit; the
 /// defaults come first, so a tie keeps them.

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use super::metrics::Prf;
 
 /// The comparable form of a key.
-pub fn normalize_key(key: &str) -> String {
+pub(crate) fn normalize_key(key: &str) -> String {
     let folded = deunicode::deunicode(key)
         .to_lowercase()
         .replace('&', " and ");
@@ -51,7 +51,7 @@ fn as_integer(s: &str) -> Option<String> {
 }
 
 /// Key precision / recall / F1 of predicted keys against gold keys, both normalized.
-pub fn key_scores<'a>(
+pub(crate) fn key_scores<'a>(
     predicted: impl IntoIterator<Item = &'a str>,
     gold: impl IntoIterator<Item = &'a str>,
 ) -> Prf {

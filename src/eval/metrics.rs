@@ -16,7 +16,7 @@ pub struct Prf {
 }
 
 impl Prf {
-    pub const ZERO: Prf = Prf {
+    pub(crate) const ZERO: Prf = Prf {
         precision: 0.0,
         recall: 0.0,
         f1: 0.0,
@@ -54,7 +54,7 @@ impl Prf {
     }
 
     /// The mean of each measure (all zeros for no instances).
-    pub fn macro_average(all: &[Prf]) -> Prf {
+    pub(crate) fn macro_average(all: &[Prf]) -> Prf {
         if all.is_empty() {
             return Prf::ZERO;
         }

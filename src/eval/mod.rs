@@ -174,7 +174,7 @@ pub struct EvalReport {
 
 /// The canonical title of `t`: normalized, redirects followed; a title with no page is
 /// kept in its normalized form (it can still match a prediction that names it).
-pub fn canonical_title(index: &Index, t: &str) -> String {
+pub(crate) fn canonical_title(index: &Index, t: &str) -> String {
     match find_page(index, t) {
         Ok(f) => f.title,
         Err(_) => match index.lookup(t) {

@@ -17,7 +17,7 @@ use crate::index::Index;
 
 /// Rows per record batch (and so per Parquet row group page run): large enough that
 /// per-batch overhead vanishes, small enough that a batch of sentences stays a few MB.
-pub const BATCH_ROWS: usize = 65_536;
+pub(crate) const BATCH_ROWS: usize = 65_536;
 
 /// The Arrow schema of `table`: its columns with their types and nullability.
 pub fn schema(table: Table) -> SchemaRef {

@@ -171,11 +171,11 @@ pub enum Cell<'a> {
 }
 
 /// Called with each row, cells in [`Table::columns`] order.
-pub type RowSink<'s> = dyn FnMut(&[Cell<'_>]) -> Result<(), ExportError> + 's;
+pub(crate) type RowSink<'s> = dyn FnMut(&[Cell<'_>]) -> Result<(), ExportError> + 's;
 
 /// Walks `table`'s rows in dump order. Tables beyond pages and redirects fail on a
 /// pages-only index before the first row; `text` fails on an index built without text.
-pub fn walk(index: &Index, table: Table, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
+pub(crate) fn walk(index: &Index, table: Table, sink: &mut RowSink<'_>) -> Result<(), ExportError> {
     match table {
         Table::Pages => pages(index, sink),
         Table::Redirects => redirects(index, sink),

@@ -26,9 +26,10 @@ pub use operators::{
     CountSource, OperatorResult, Unresolved, category, count, entity_page, outlinks, redirect,
     seed_list, seed_table, sibling_list,
 };
-pub use planner::{AnswerInRow, Frontier, Op, PlanOptions, Rejected, Rules, plan, plan_cached};
+pub(crate) use planner::plan_cached;
+pub use planner::{AnswerInRow, Frontier, Op, PlanOptions, Rejected, Rules, plan};
 pub use question::Superlative;
-pub use texts::TextCache;
+pub(crate) use texts::TextCache;
 
 /// What a page is for, in the table being built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

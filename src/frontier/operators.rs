@@ -451,7 +451,7 @@ pub fn redirect(index: &Index, titles: &[String]) -> Result<OperatorResult, Fron
 
 /// Whether page `n` is a disambiguation page: its title says so, or a category or
 /// template of it does (English names; other wikis' equivalents contain the same stem).
-pub fn is_disambiguation(index: &Index, n: u32) -> Result<bool, FrontierError> {
+pub(crate) fn is_disambiguation(index: &Index, n: u32) -> Result<bool, FrontierError> {
     let rec = index.page(n)?;
     if rec.dbkey.to_lowercase().ends_with("(disambiguation)") {
         return Ok(true);

@@ -135,7 +135,7 @@ impl Default for Rules {
 /// older of …") or a near tie names a few.
 pub const ROW_RATIO: f64 = 0.8;
 /// Pages whose row-plus-page score reaches this fraction of the best page are kept.
-pub const PAGE_RATIO: f64 = 0.8;
+pub(crate) const PAGE_RATIO: f64 = 0.8;
 /// Sibling, category and outlink candidates have no row; only their own text is scored.
 pub(crate) const SENTENCES_PER_PAGE: usize = 1;
 
@@ -227,7 +227,7 @@ pub fn plan(index: &Index, opts: &PlanOptions) -> Result<Frontier, FrontierError
 
 /// [`plan`], reading page texts from `cache` where it holds them: for many plans over
 /// the same tables (an evaluation), whose pages are best decoded once, in page order.
-pub fn plan_cached(
+pub(crate) fn plan_cached(
     index: &Index,
     opts: &PlanOptions,
     cache: &TextCache,

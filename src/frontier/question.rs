@@ -24,7 +24,7 @@ impl NamedColumn {
     /// Whether the question names this column in a row whose cell reads `cell`: a word
     /// that is also the cell's value ("Cyblys nūvods" under "Nūvods") describes the
     /// row, not the column.
-    pub fn named_in(&self, cell: &str) -> bool {
+    pub(crate) fn named_in(&self, cell: &str) -> bool {
         let value: Vec<String> = content(cell).map(|t| t.stem).collect();
         self.words.iter().any(|w| !value.contains(w))
     }
@@ -98,7 +98,7 @@ impl AskedFor {
     /// page tells it. A table's year column dates the row itself, which the question
     /// already uses to pick the row; asked for directly ("what is the year of …",
     /// "graduated in which year"), it is the answer.
-    pub fn names_a_thing(&self) -> bool {
+    pub(crate) fn names_a_thing(&self) -> bool {
         match self.wh.as_str() {
             "what" | "which" => !self.year_of_event,
             "who" | "whom" => self.copula,

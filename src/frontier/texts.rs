@@ -31,14 +31,14 @@ fn prepare(index: &Index, searcher: &TextSearcher, n: u32) -> Result<Prepared, F
 /// Page texts prepared ahead of many plans, shared by them (read-only, so plans on
 /// several threads read it at once).
 #[derive(Default)]
-pub struct TextCache {
+pub(crate) struct TextCache {
     pages: HashMap<u32, Prepared>,
 }
 
 impl TextCache {
     /// Prepares `pages`, in page order: the stores keep consecutive pages in one block,
     /// so each block is decoded about once. Chunks of consecutive pages run in parallel.
-    pub fn prefetch(index: &Index, mut pages: Vec<u32>) -> Result<TextCache, FrontierError> {
+    pub(crate) fn prefetch(index: &Index, mut pages: Vec<u32>) -> Result<TextCache, FrontierError> {
         let searcher = index.searcher()?;
         pages.sort_unstable();
         pages.dedup();
@@ -57,15 +57,6 @@ impl TextCache {
         Ok(TextCache {
             pages: parts.into_iter().flatten().collect(),
         })
-    }
-
-    /// How many pages it holds.
-    pub fn len(&self) -> usize {
-        self.pages.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
     }
 }
 

@@ -65,12 +65,12 @@ pub fn table_id(n: usize) -> String {
 }
 
 /// The element id of data row `row` (0-based, header rows not counted) of table `n`.
-pub fn row_id(n: usize, row: usize) -> String {
+pub(crate) fn row_id(n: usize, row: usize) -> String {
     format!("table-{n}-row-{row}")
 }
 
 /// The element id of an infobox field (its name, spaces as underscores).
-pub fn field_id(name: &str) -> String {
+pub(crate) fn field_id(name: &str) -> String {
     format!("infobox-{}", name.trim().replace(' ', "_"))
 }
 
@@ -102,7 +102,7 @@ const TITLE: &AsciiSet = &FRAGMENT_SET
     .add(b'\'');
 
 /// A title as a `/wiki/` path segment: underscores for spaces, the rest percent-encoded.
-pub fn encode_title(title: &str) -> String {
+pub(crate) fn encode_title(title: &str) -> String {
     utf8_percent_encode(&title.replace(' ', "_"), TITLE).to_string()
 }
 
@@ -149,7 +149,7 @@ pub fn filters(group: &str, values: &[(String, String, usize)]) -> Markup {
 }
 
 /// A CSS class name from a label (`partially supported` → `partially-supported`).
-pub fn class_name(label: &str) -> String {
+pub(crate) fn class_name(label: &str) -> String {
     label
         .chars()
         .map(|c| {

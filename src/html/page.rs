@@ -16,7 +16,7 @@ use crate::query::{
 use crate::text::SentenceKind;
 
 /// The bar at the top of every served page: home and the search box.
-pub fn top_bar(query: &str) -> Markup {
+pub(crate) fn top_bar(query: &str) -> Markup {
     html! {
         header.top {
             a.home href="/" { "wikiwit" }

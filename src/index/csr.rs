@@ -97,7 +97,7 @@ pub fn write(path: &Path, kind: u32, rows: &[Vec<u32>]) -> Result<u64, IndexErro
 /// the row lengths and the values go to temporary files under `tmp`, which
 /// [`CsrWriter::finish`] copies into place behind the header. The bytes equal
 /// [`write`]'s for the same rows.
-pub struct CsrWriter {
+pub(crate) struct CsrWriter {
     path: PathBuf,
     kind: u32,
     enc: Encoder,
@@ -161,7 +161,7 @@ impl CsrWriter {
     }
 
     /// Appends one row (sorted by the caller).
-    pub fn push_row(&mut self, row: &[u32]) -> Result<(), IndexError> {
+    pub(crate) fn push_row(&mut self, row: &[u32]) -> Result<(), IndexError> {
         if let Some(e) = self.enc.push(row)? {
             self.groups.write(&e)?;
         }
@@ -170,7 +170,7 @@ impl CsrWriter {
     }
 
     /// Appends empty rows until there are `rows` rows.
-    pub fn pad_to(&mut self, rows: u64) -> Result<(), IndexError> {
+    pub(crate) fn pad_to(&mut self, rows: u64) -> Result<(), IndexError> {
         while self.enc.rows < rows {
             self.push_row(&[])?;
         }
@@ -192,7 +192,7 @@ impl CsrWriter {
 }
 
 /// Reads rows by number.
-pub struct Csr {
+pub(crate) struct Csr {
     file: FramedFile,
     path: PathBuf,
     rows: usize,
@@ -260,7 +260,7 @@ impl Csr {
     }
 
     /// Row `i` (empty when out of range); an error if the file is damaged there.
-    pub fn try_row(&self, i: usize) -> Result<Vec<u32>, IndexError> {
+    pub(crate) fn try_row(&self, i: usize) -> Result<Vec<u32>, IndexError> {
         if i >= self.rows {
             return Ok(Vec::new());
         }
@@ -291,15 +291,6 @@ impl Csr {
     /// [`Csr::try_row`] report damage).
     pub fn row(&self, i: usize) -> Vec<u32> {
         self.try_row(i).unwrap_or_default()
-    }
-
-    /// Length of row `i`: its values' varints, counted by their last bytes.
-    pub fn degree(&self, i: usize) -> usize {
-        if i >= self.rows {
-            return 0;
-        }
-        self.encoded(i)
-            .map_or(0, |b| b.iter().filter(|&&x| x < 0x80).count())
     }
 
     pub fn verify(&self) -> Result<(), IndexError> {
@@ -356,7 +347,6 @@ mod tests {
         let csr = Csr::open(&streamed, 4).unwrap();
         for (i, r) in rows.iter().enumerate() {
             assert_eq!(&csr.try_row(i).unwrap(), r, "row {i}");
-            assert_eq!(csr.degree(i), r.len());
         }
         assert!(csr.row(rows.len()).is_empty());
     }

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable naming the point.
-pub const VAR: &str = "WIKIWIT_FAULT_POINT";
+pub(crate) const VAR: &str = "WIKIWIT_FAULT_POINT";
 
 struct Target {
     phase: String,

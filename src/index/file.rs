@@ -15,11 +15,11 @@ use super::{FORMAT_VERSION, IndexError};
 
 const MAGIC: &[u8; 8] = b"WIKIWIT\0";
 const FOOTER_MAGIC: &[u8; 8] = b"WWEND\0\0\0";
-pub const HEADER_LEN: usize = 16;
-pub const FOOTER_LEN: usize = 24;
+pub(crate) const HEADER_LEN: usize = 16;
+pub(crate) const FOOTER_LEN: usize = 24;
 
 /// Writes a framed file, computing the CRC as bytes go out.
-pub struct FramedWriter {
+pub(crate) struct FramedWriter {
     path: PathBuf,
     out: BufWriter<File>,
     crc: crc32fast::Hasher,
@@ -58,7 +58,7 @@ impl FramedWriter {
 
     /// Appends the whole content of the file at `src` (a temporary part of this file,
     /// such as an fst shard or an adjacency list's values).
-    pub fn copy_file(&mut self, src: &Path) -> Result<(), IndexError> {
+    pub(crate) fn copy_file(&mut self, src: &Path) -> Result<(), IndexError> {
         let mut input = File::open(src).map_err(|e| IndexError::io(src, e))?;
         let mut buf = vec![0u8; 1 << 20];
         loop {
@@ -92,7 +92,7 @@ impl FramedWriter {
 }
 
 /// A framed file opened for reading: the mapped bytes between header and footer.
-pub struct FramedFile {
+pub(crate) struct FramedFile {
     path: PathBuf,
     map: Mmap,
 }

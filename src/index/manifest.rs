@@ -14,7 +14,7 @@ use crate::dump::DumpFormat;
 use crate::siteinfo::SiteInfo;
 
 pub const FILE: &str = "manifest.json";
-pub const FORMAT_NAME: &str = "wikiwit-index";
+pub(crate) const FORMAT_NAME: &str = "wikiwit-index";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -57,7 +57,7 @@ fn checksum_matches(text: &str) -> Option<bool> {
 }
 
 /// CRC-32 of a file, hex, for [`Manifest::checksums`].
-pub fn file_crc32(path: &Path) -> Result<String, IndexError> {
+pub(crate) fn file_crc32(path: &Path) -> Result<String, IndexError> {
     let mut hasher = crc32fast::Hasher::new();
     let mut f = std::fs::File::open(path).map_err(|e| IndexError::io(path, e))?;
     let mut buf = vec![0u8; 1 << 16];
@@ -195,7 +195,7 @@ impl Manifest {
     }
 
     /// Recomputes the checksum of every file listed in [`Manifest::checksums`].
-    pub fn verify_files(&self, dir: &Path) -> Result<(), IndexError> {
+    pub(crate) fn verify_files(&self, dir: &Path) -> Result<(), IndexError> {
         for (name, stored) in &self.checksums {
             let path = dir.join(name);
             let actual = file_crc32(&path)?;

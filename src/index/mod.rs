@@ -20,14 +20,17 @@ pub(crate) mod varint;
 use std::path::{Path, PathBuf};
 
 pub use manifest::Manifest;
-pub use page_for::{DeadEnd, DeadRedirect, Landing, Named, NotFound, PageFor};
-pub use pages::{NO_PAGE, PageRecord, Redirect, Resolution};
-pub use publish::Staging;
-pub use store::{Records, Store, StoreWriter, TEXT_BLOCK_SIZE, encode};
-pub use text_store::StoredText;
-pub use titles::{
-    KeySpool, TitleMap, key as titles_key, write as write_titles, write_kind as write_titles_kind,
-};
+pub use page_for::NotFound;
+pub(crate) use page_for::{DeadEnd, DeadRedirect, Landing};
+pub(crate) use pages::NO_PAGE;
+pub(crate) use pages::PageRecord;
+pub use pages::{Redirect, Resolution};
+pub(crate) use publish::Staging;
+pub use store::{Records, Store, encode};
+pub(crate) use store::{StoreWriter, TEXT_BLOCK_SIZE};
+pub(crate) use text_store::StoredText;
+pub(crate) use titles::{KeySpool, TitleMap};
+pub use titles::{key as titles_key, write as write_titles};
 
 use crate::title::{InterwikiProfile, Title, TitleCodec};
 use crate::wikitext::PageStructure;
@@ -38,41 +41,41 @@ pub const FORMAT_VERSION: u32 = 10;
 
 /// File names inside an index directory.
 pub mod files {
-    pub const PAGES: &str = "pages.rec";
-    pub const TITLES: &str = "titles.fst";
-    pub const WARNINGS: &str = "warnings.jsonl";
-    pub const STRUCTURE: &str = "structure.rec";
-    pub const LINKS_OUT: &str = "links-out.csr";
-    pub const LINKS_IN: &str = "links-in.csr";
-    pub const RED_TITLES: &str = "red-titles.fst";
-    pub const RED_IN: &str = "red-in.csr";
-    pub const CATEGORIES: &str = "categories.fst";
-    pub const CATEGORY_MEMBERS: &str = "category-members.csr";
-    pub const REDIRECTS_TO: &str = "redirects-to.csr";
+    pub(crate) const PAGES: &str = "pages.rec";
+    pub(crate) const TITLES: &str = "titles.fst";
+    pub(crate) const WARNINGS: &str = "warnings.jsonl";
+    pub(crate) const STRUCTURE: &str = "structure.rec";
+    pub(crate) const LINKS_OUT: &str = "links-out.csr";
+    pub(crate) const LINKS_IN: &str = "links-in.csr";
+    pub(crate) const RED_TITLES: &str = "red-titles.fst";
+    pub(crate) const RED_IN: &str = "red-in.csr";
+    pub(crate) const CATEGORIES: &str = "categories.fst";
+    pub(crate) const CATEGORY_MEMBERS: &str = "category-members.csr";
+    pub(crate) const REDIRECTS_TO: &str = "redirects-to.csr";
     pub const TEXT: &str = "text.rec";
-    pub const SOURCES: &str = "sources.rec";
-    pub const SOURCES_MAP: &str = "sources.fst";
+    pub(crate) const SOURCES: &str = "sources.rec";
+    pub(crate) const SOURCES_MAP: &str = "sources.fst";
     /// The build's `--messages` file, as given.
-    pub const MESSAGES: &str = "messages.json";
+    pub(crate) const MESSAGES: &str = "messages.json";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
 pub mod kinds {
-    pub const PAGES: u32 = 1;
-    pub const TITLES: u32 = 2;
-    pub const STRUCTURE: u32 = 3;
-    pub const LINKS_OUT: u32 = 4;
-    pub const LINKS_IN: u32 = 5;
-    pub const RED_TITLES: u32 = 6;
-    pub const RED_IN: u32 = 7;
-    pub const CATEGORIES: u32 = 8;
-    pub const CATEGORY_MEMBERS: u32 = 9;
-    pub const REDIRECTS_TO: u32 = 10;
+    pub(crate) const PAGES: u32 = 1;
+    pub(crate) const TITLES: u32 = 2;
+    pub(crate) const STRUCTURE: u32 = 3;
+    pub(crate) const LINKS_OUT: u32 = 4;
+    pub(crate) const LINKS_IN: u32 = 5;
+    pub(crate) const RED_TITLES: u32 = 6;
+    pub(crate) const RED_IN: u32 = 7;
+    pub(crate) const CATEGORIES: u32 = 8;
+    pub(crate) const CATEGORY_MEMBERS: u32 = 9;
+    pub(crate) const REDIRECTS_TO: u32 = 10;
     pub const TEXT: u32 = 11;
-    pub const SOURCES: u32 = 12;
-    pub const SOURCES_MAP: u32 = 13;
+    pub(crate) const SOURCES: u32 = 12;
+    pub(crate) const SOURCES_MAP: u32 = 13;
     /// A build's temporary store of redirect targets (never part of an index).
-    pub const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
+    pub(crate) const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
 }
 
 /// Errors opening, reading or writing an index.
@@ -203,7 +206,7 @@ impl Parsed {
 
 /// How a title looked up in the index resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// The text is not a valid title.
     Invalid(crate::title::InvalidTitle),
     /// A valid title that points to another wiki.
@@ -292,7 +295,7 @@ impl Index {
     /// Whether page number `n` (with record `rec`) lost its title to another page of
     /// the dump with a newer revision (the build's duplicate-title choice): it stays in
     /// the stores at its dump position, but no title leads to it and walks skip it.
-    pub fn is_shadowed(&self, n: u32, rec: &PageRecord) -> bool {
+    pub(crate) fn is_shadowed(&self, n: u32, rec: &PageRecord) -> bool {
         self.manifest.counts.duplicate_titles > 0 && self.find(rec.ns, &rec.dbkey) != Some(n)
     }
 
@@ -313,7 +316,7 @@ impl Index {
     }
 
     /// Parses `text` as a title (as a link target would be) and looks it up.
-    pub fn lookup(&self, text: &str) -> Lookup {
+    pub(crate) fn lookup(&self, text: &str) -> Lookup {
         match self.codec.parse_link_target(text, crate::title::NS_MAIN) {
             Err(e) => Lookup::Invalid(e),
             Ok(t) if t.interwiki.is_some() => Lookup::Interwiki(t),
@@ -326,7 +329,7 @@ impl Index {
 
     /// Pages of namespace `ns` in title order, from DB key `from` on (inclusive), whose
     /// DB key starts with `prefix`: at most `limit` (DB key, page number) pairs.
-    pub fn titles_from(
+    pub(crate) fn titles_from(
         &self,
         ns: i32,
         from: &str,
@@ -422,7 +425,7 @@ impl Index {
     }
 
     /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
-    pub fn redirects_to(&self, n: u32) -> Vec<u32> {
+    pub(crate) fn redirects_to(&self, n: u32) -> Vec<u32> {
         self.without_shadowed(
             self.parsed
                 .as_ref()
@@ -431,7 +434,7 @@ impl Index {
     }
 
     /// Pages linking to page `n` directly or through one of its redirects.
-    pub fn inlinks_with_redirects(&self, n: u32) -> Vec<u32> {
+    pub(crate) fn inlinks_with_redirects(&self, n: u32) -> Vec<u32> {
         let mut all = self.inlinks(n);
         for r in self.redirects_to(n) {
             all.extend(self.inlinks(r));
@@ -442,7 +445,7 @@ impl Index {
     }
 
     /// Pages linking to a title that has no page.
-    pub fn red_inlinks(&self, ns: i32, dbkey: &str) -> Vec<u32> {
+    pub(crate) fn red_inlinks(&self, ns: i32, dbkey: &str) -> Vec<u32> {
         let Some(p) = &self.parsed else {
             return Vec::new();
         };
@@ -453,7 +456,7 @@ impl Index {
     }
 
     /// Members of the category `dbkey` (no namespace prefix); `None` if no page is in it.
-    pub fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
+    pub(crate) fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
         let p = self.parsed.as_ref()?;
         let members = self.without_shadowed(
             p.categories
@@ -481,7 +484,7 @@ impl Index {
 
     /// Every page's plain text in dump order, each block of the stores decoded once
     /// (`None` if the index was built with `--no-text`).
-    pub fn page_texts(
+    pub(crate) fn page_texts(
         &self,
     ) -> Result<
         Option<impl Iterator<Item = Result<crate::text::PageText, IndexError>> + '_>,
@@ -550,7 +553,7 @@ impl Index {
 
 /// A non-fatal finding about one page, kept in the index (`warnings.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Warning {
+pub(crate) struct Warning {
     pub page_id: u64,
     pub title: String,
     pub kind: String,
@@ -559,7 +562,7 @@ pub struct Warning {
 
 /// Writes `warnings.jsonl` as the build finds warnings (one JSON object per line, in
 /// page order), so none are held until the end.
-pub struct WarningsWriter {
+pub(crate) struct WarningsWriter {
     path: PathBuf,
     out: std::io::BufWriter<std::fs::File>,
     count: u64,

@@ -23,7 +23,7 @@ pub struct Named {
 
 /// Where a title leads: the page it names and the page its redirect chain ends on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Landing {
+pub(crate) struct Landing {
     pub named: Named,
     /// Page number of the final page (the named page itself unless it is a redirect).
     pub number: u32,
@@ -103,12 +103,12 @@ impl DeadRedirect {
 }
 
 /// A title's page, or why there is none; the outer error is a failure to read the index.
-pub type PageFor = Result<Landing, NotFound>;
+pub(crate) type PageFor = Result<Landing, NotFound>;
 
 impl Index {
     /// Parses `text` as a link target would be, finds its page and follows a redirect
     /// to the page its chain ends on.
-    pub fn page_for(&self, text: &str) -> Result<PageFor, IndexError> {
+    pub(crate) fn page_for(&self, text: &str) -> Result<PageFor, IndexError> {
         let title = match self.codec.parse_link_target(text, crate::title::NS_MAIN) {
             Err(error) => {
                 return Ok(Err(NotFound::InvalidTitle {
@@ -134,7 +134,7 @@ impl Index {
 
     /// Follows page number `n` (whose record is `record`) to its final page: for callers
     /// that start from a page number (a link, a page id) and already hold the record.
-    pub fn follow(&self, number: u32, record: PageRecord) -> Result<Landing, DeadRedirect> {
+    pub(crate) fn follow(&self, number: u32, record: PageRecord) -> Result<Landing, DeadRedirect> {
         self.land(Named {
             title: None,
             number,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Sentinel for "no page" in page-number fields.
-pub const NO_PAGE: u32 = u32::MAX;
+pub(crate) const NO_PAGE: u32 = u32::MAX;
 
 /// What the index knows about one page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +61,7 @@ pub enum Resolution {
 
 impl Resolution {
     /// Redirects followed before the chain ended.
-    pub fn hops(&self) -> u32 {
+    pub(crate) fn hops(&self) -> u32 {
         match self {
             Resolution::Page { hops, .. }
             | Resolution::Missing { hops, .. }

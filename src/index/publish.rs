@@ -14,7 +14,7 @@ use tempfile::TempDir;
 use super::{IndexError, manifest};
 
 /// A build in progress: the lock on the target and the temporary directory.
-pub struct Staging {
+pub(crate) struct Staging {
     target: PathBuf,
     name: String,
     tmp: TempDir,
@@ -94,7 +94,7 @@ impl Staging {
     /// when dropped; after a kill, the next build of the same target removes it (the
     /// name carries the target's name and a hash of its path, and the lock says no
     /// build of that target is running).
-    pub fn spill_dir(&self, tmp: Option<&Path>) -> Result<TempDir, IndexError> {
+    pub(crate) fn spill_dir(&self, tmp: Option<&Path>) -> Result<TempDir, IndexError> {
         let (parent, prefix) = match tmp {
             None => (self.tmp.path().to_path_buf(), ".spill-".to_string()),
             Some(d) => {

@@ -16,7 +16,7 @@ use crate::wikitext::expand::TemplateSource;
 
 /// Namespaces whose pages are sources: Template (10), Module (828) and MediaWiki (8,
 /// the messages `{{int:…}}` reads).
-pub const SOURCE_NAMESPACES: [i32; 3] = [8, 10, 828];
+pub(crate) const SOURCE_NAMESPACES: [i32; 3] = [8, 10, 828];
 
 /// One source page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ pub struct SourcePage {
 }
 
 /// Writes `sources.rec` and `sources.fst`.
-pub struct SourcesWriter {
+pub(crate) struct SourcesWriter {
     store: StoreWriter<SourcePage>,
     /// (title key, record number): a few dozen bytes per template, sorted at the end.
     keys: Vec<(Vec<u8>, u64)>,
@@ -51,10 +51,6 @@ impl SourcesWriter {
 
     pub fn len(&self) -> usize {
         self.store.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.store.is_empty()
     }
 
     /// Finishes both files; returns their sizes (records, map). A title listed twice
@@ -108,13 +104,13 @@ impl Sources {
 }
 
 /// Whether a page exists, from the title map (shared by the threads that expand).
-pub type TitleExists<'a> = &'a (dyn Fn(i32, &str) -> bool + Sync);
+pub(crate) type TitleExists<'a> = &'a (dyn Fn(i32, &str) -> bool + Sync);
 
 /// Sources answering for an expansion. `exists` beyond the source namespaces comes from
 /// `titles` (the index's title map) when there is one: during a build the titles are
 /// known only at its end, so pages of other namespaces then count as missing for
 /// `{{#ifexist:…}}` (see index/FORMAT.md, "sources").
-pub struct SourceLookup<'a> {
+pub(crate) struct SourceLookup<'a> {
     pub sources: &'a Sources,
     pub titles: Option<TitleExists<'a>>,
 }

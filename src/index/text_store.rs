@@ -23,13 +23,13 @@ const LENGTHS: u64 = 2;
 
 /// One page's text as `text.rec` stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredText {
+pub(crate) struct StoredText {
     bytes: Vec<u8>,
 }
 
 impl StoredText {
     /// Encodes `text`, the text of a page whose structure is `structure`.
-    pub fn encode(text: &PageText, structure: &PageStructure) -> StoredText {
+    pub(crate) fn encode(text: &PageText, structure: &PageStructure) -> StoredText {
         let prose: Vec<Sentence> = text
             .sentences()
             .filter(|(_, _, x)| matches!(x.kind, SentenceKind::Prose | SentenceKind::List))
@@ -78,7 +78,7 @@ impl StoredText {
     }
 
     /// Whether [`StoredText::decode`] needs the page's structure.
-    pub fn needs_structure(&self) -> bool {
+    pub(crate) fn needs_structure(&self) -> bool {
         self.bytes.first().is_some_and(|f| f & DERIVED as u8 != 0)
     }
 

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use super::file::{FramedFile, FramedWriter};
 use super::{IndexError, varint};
 
-pub const KIND: u32 = super::kinds::TITLES;
+pub(crate) const KIND: u32 = super::kinds::TITLES;
 
 /// A map with fewer keys than this per shard is not cut further: below it the cost of
 /// building is too small to matter and lookups stay in one fst.
@@ -40,7 +40,7 @@ pub fn write(path: &Path, entries: &[(Vec<u8>, u64)]) -> Result<u64, IndexError>
 }
 
 /// Builds an fst map of any kind (titles, red titles, categories).
-pub fn write_kind(
+pub(crate) fn write_kind(
     path: &Path,
     kind: u32,
     mut entries: Vec<(Vec<u8>, u64)>,
@@ -80,7 +80,7 @@ fn write_sorted(path: &Path, kind: u32, entries: &[(Vec<u8>, u64)]) -> Result<u6
 /// enwiki's 24 M titles, its red titles and categories. The keys can be read back in
 /// order ([`KeySpool::iter`]) and built into a sharded map ([`KeySpool::write_map`]) with
 /// the same bytes [`write`] gives for the same pairs.
-pub struct KeySpool {
+pub(crate) struct KeySpool {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     count: u64,
@@ -145,10 +145,6 @@ impl KeySpool {
         self.count
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// Flushes the file; after this the spool is read, not written.
     pub fn close(&mut self) -> Result<(), IndexError> {
         if let Some(mut out) = self.out.take() {
@@ -158,7 +154,7 @@ impl KeySpool {
     }
 
     /// The pairs from number `from` on, in order.
-    pub fn iter_from(&self, from: u64) -> Result<SpoolIter, IndexError> {
+    pub(crate) fn iter_from(&self, from: u64) -> Result<SpoolIter, IndexError> {
         let cp = (from / CHECKPOINT) as usize;
         let mut file = File::open(&self.path).map_err(|e| IndexError::io(&self.path, e))?;
         let start = self.checkpoints.get(cp).copied().unwrap_or(self.bytes);
@@ -181,7 +177,7 @@ impl KeySpool {
 
     /// Builds the sharded map of `kind` at `path`: shards are built in parallel into
     /// files under `tmp` and then copied into place.
-    pub fn write_map(&self, path: &Path, kind: u32, tmp: &Path) -> Result<u64, IndexError> {
+    pub(crate) fn write_map(&self, path: &Path, kind: u32, tmp: &Path) -> Result<u64, IndexError> {
         let n = self.count as usize;
         let shards = shard_count(n);
         let per = n.div_ceil(shards).max(1) as u64;
@@ -240,7 +236,7 @@ impl Drop for KeySpool {
 }
 
 /// Reads a [`KeySpool`] back.
-pub struct SpoolIter {
+pub(crate) struct SpoolIter {
     path: PathBuf,
     input: BufReader<File>,
     left: u64,
@@ -281,7 +277,7 @@ fn build_shard(entries: &[(Vec<u8>, u64)]) -> Result<Vec<u8>, IndexError> {
 }
 
 /// Reads the map.
-pub struct TitleMap {
+pub(crate) struct TitleMap {
     file: FramedFile,
     /// Each shard's byte range in the body and its first key (empty for an empty shard).
     shards: Vec<(std::ops::Range<usize>, Vec<u8>)>,
@@ -292,7 +288,7 @@ impl TitleMap {
         Self::open_kind(path, KIND)
     }
 
-    pub fn open_kind(path: &Path, kind: u32) -> Result<TitleMap, IndexError> {
+    pub(crate) fn open_kind(path: &Path, kind: u32) -> Result<TitleMap, IndexError> {
         let file = FramedFile::open(path, kind)?;
         let corrupt = |comment: String| IndexError::DataCorruption {
             path: path.to_path_buf(),
@@ -352,29 +348,18 @@ impl TitleMap {
     }
 
     /// Lookup by raw key bytes.
-    pub fn get_raw(&self, key: &[u8]) -> Option<u64> {
+    pub(crate) fn get_raw(&self, key: &[u8]) -> Option<u64> {
         self.shard(self.shard_of(key)).get(key)
-    }
-
-    /// Keys starting with `prefix`, in order, with their values.
-    pub fn prefixed(&self, prefix: &[u8], limit: usize) -> Vec<(Vec<u8>, u64)> {
-        let mut out = Vec::new();
-        for i in self.shard_of(prefix)..self.shards.len() {
-            let map = self.shard(i);
-            let mut stream = map.range().ge(prefix).into_stream();
-            while let Some((k, v)) = stream.next() {
-                if !k.starts_with(prefix) || out.len() >= limit {
-                    return out;
-                }
-                out.push((k.to_vec(), v));
-            }
-        }
-        out
     }
 
     /// Keys from `start` on (inclusive) that start with `prefix`, in order, with their
     /// values: a page through the map, as `list=allpages` walks it.
-    pub fn range_from(&self, start: &[u8], prefix: &[u8], limit: usize) -> Vec<(Vec<u8>, u64)> {
+    pub(crate) fn range_from(
+        &self,
+        start: &[u8],
+        prefix: &[u8],
+        limit: usize,
+    ) -> Vec<(Vec<u8>, u64)> {
         let start = start.max(prefix);
         let mut out = Vec::new();
         for i in self.shard_of(start)..self.shards.len() {
@@ -435,31 +420,10 @@ mod tests {
     }
 
     #[test]
-    fn prefix_scan_crosses_shard_boundaries_in_order() {
-        let (_dir, map, e) = roundtrip(3 * SHARD_KEYS);
-        for prefix in [
-            key(0, "Río_00"),
-            key(10, "Río_0054"),
-            key(14, ""),
-            Vec::new(),
-        ] {
-            let want: Vec<_> = e
-                .iter()
-                .filter(|(k, _)| k.starts_with(&prefix))
-                .cloned()
-                .collect();
-            assert_eq!(map.prefixed(&prefix, usize::MAX), want);
-            assert_eq!(map.prefixed(&prefix, 100), want[..100.min(want.len())]);
-        }
-        assert!(map.prefixed(&key(0, "X"), 10).is_empty());
-    }
-
-    #[test]
     fn an_empty_map_is_one_empty_shard() {
         let (_dir, map, _) = roundtrip(0);
         assert_eq!(map.shards.len(), 1);
         assert_eq!(map.get(0, "Anything"), None);
-        assert!(map.prefixed(&[], 10).is_empty());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Read};
 
-pub fn put(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -12,7 +12,7 @@ pub fn put(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Reads one varint; `Ok(None)` when the input ends cleanly before it.
-pub fn get_or_end(input: &mut impl BufRead) -> std::io::Result<Option<u64>> {
+pub(crate) fn get_or_end(input: &mut impl BufRead) -> std::io::Result<Option<u64>> {
     if input.fill_buf()?.is_empty() {
         return Ok(None);
     }

@@ -64,7 +64,7 @@ fn without_marks(label: &str) -> &str {
 
 /// The position of the one column `want` names among `labels` (grid order; `None` for a
 /// column without a header).
-pub fn find_column(labels: &[Option<&str>], want: &str) -> Result<usize, ColumnMiss> {
+pub(crate) fn find_column(labels: &[Option<&str>], want: &str) -> Result<usize, ColumnMiss> {
     let exact = |w: &str| -> Vec<usize> {
         let w = fold(w);
         labels

@@ -21,12 +21,11 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub use columns::{ColumnMiss, find_column};
-pub use parse::{LocatorError, parse, parse_relative};
-pub use resolve::{
-    CellContent, Content, PageData, Resolution, Resolved, Resolver, SectionInfo, Unresolved,
-    resolve,
-};
+pub(crate) use columns::ColumnMiss;
+pub(crate) use columns::find_column;
+pub use parse::{parse, parse_relative};
+pub(crate) use resolve::{CellContent, Resolver};
+pub use resolve::{Content, Resolution, Resolved, Unresolved, resolve};
 pub(crate) use resolve::{final_page, subsections_end};
 
 /// A parsed locator.
@@ -106,21 +105,8 @@ pub enum Target {
 
 impl Locator {
     /// Whether it points below page level (what the citation gate asks of a row).
-    pub fn is_below_page(&self) -> bool {
+    pub(crate) fn is_below_page(&self) -> bool {
         !matches!(self.target, Target::Page) || self.section.is_some()
-    }
-
-    /// Whether it points at one row or narrower (a row, cell, field or sentence) — the
-    /// grain of one staged row.
-    pub fn is_row_level(&self) -> bool {
-        matches!(
-            self.target,
-            Target::Row { .. }
-                | Target::Cell { .. }
-                | Target::Infobox { .. }
-                | Target::Sentence { .. }
-                | Target::Quote { .. }
-        )
     }
 }
 
@@ -237,7 +223,6 @@ mod tests {
                 col: Column::Header("Length (km)".into())
             }
         );
-        assert!(l.is_row_level());
         let l = p("Ural (river)|infobox:length");
         assert_eq!(
             l.target,

@@ -194,7 +194,7 @@ pub enum Resolution {
 }
 
 /// A decoded page, shared by everyone resolving locators on it.
-pub struct PageData {
+pub(crate) struct PageData {
     pub number: u32,
     pub record: PageRecord,
     pub title: String,
@@ -282,7 +282,7 @@ impl<K: std::hash::Hash + Eq, V: Clone> Sharded<K, V> {
 }
 
 /// Resolves locators against one index, caching decoded pages and title lookups.
-pub struct Resolver<'a> {
+pub(crate) struct Resolver<'a> {
     index: &'a Index,
     pages: Sharded<u32, Arc<PageData>>,
     titles: Sharded<String, PageLookup>,

@@ -61,7 +61,7 @@ fn build_date(index: &Index) -> i64 {
 
 /// Expands `text` as the content of page `title` (default: the main page title
 /// `API`, as Special:ExpandTemplates). The page need not exist.
-pub fn expand_text(
+pub(crate) fn expand_text(
     index: &Index,
     title: Option<&str>,
     text: &str,
@@ -70,7 +70,7 @@ pub fn expand_text(
 }
 
 /// The messages the build was given (`messages.json` in the index), if any.
-pub fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, QueryError> {
+pub(crate) fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, QueryError> {
     if !index.manifest().files.contains_key(files::MESSAGES) {
         return Ok(None);
     }
@@ -131,7 +131,10 @@ pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError>
 
 /// The wikitext of a page: from `sources.rec` for templates and modules, else from the
 /// dump the index was built from, read again (see [`expand_page`]).
-pub fn page_wikitext(index: &Index, rec: &crate::index::PageRecord) -> Result<String, QueryError> {
+pub(crate) fn page_wikitext(
+    index: &Index,
+    rec: &crate::index::PageRecord,
+) -> Result<String, QueryError> {
     let stored = if index.manifest().build.expand {
         index.sources()?.get(rec.ns, &rec.dbkey).map(|p| p.text)
     } else {

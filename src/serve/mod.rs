@@ -105,13 +105,13 @@ impl State {
     }
 
     /// The page number of page id `id`.
-    pub fn page_by_id(&self, id: u64) -> Option<u32> {
+    pub(crate) fn page_by_id(&self, id: u64) -> Option<u32> {
         self.by_id.get(&id).copied()
     }
 }
 
 /// The routes: the Action API, the native API, and a plain not-found for the rest.
-pub fn router(state: Arc<State>) -> Router {
+pub(crate) fn router(state: Arc<State>) -> Router {
     let limits = state.limits.clone();
     Router::new()
         .route(

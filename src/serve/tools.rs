@@ -240,7 +240,7 @@ pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
 }
 
 /// The audit of `i` in a temporary directory, its findings kept in the summary.
-pub fn run_audit(index: &Index, i: &AuditIn) -> Result<crate::audit::Summary, ToolError> {
+pub(crate) fn run_audit(index: &Index, i: &AuditIn) -> Result<crate::audit::Summary, ToolError> {
     let ext = match i.format.as_deref() {
         None | Some("jsonl") => "jsonl",
         Some("csv") => "csv",

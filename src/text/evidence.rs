@@ -30,7 +30,7 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 /// Ranks the sentences of `text` (optionally of one section) against `claim`.
-pub fn best_sentences(
+pub(crate) fn best_sentences(
     searcher: &TextSearcher,
     text: &PageText,
     section: Option<u32>,
@@ -64,7 +64,7 @@ pub fn best_sentences(
 /// The claim's distinct terms in sorted order, each with its wiki-wide IDF. A vector in
 /// sorted term order, not a map: the BM25 sum is then taken in the same order every run,
 /// so scores (and ties) are bit-for-bit reproducible.
-pub fn claim_idf(searcher: &TextSearcher, claim: &str) -> Vec<(String, f64)> {
+pub(crate) fn claim_idf(searcher: &TextSearcher, claim: &str) -> Vec<(String, f64)> {
     let mut claim_terms = searcher.terms(claim);
     claim_terms.sort();
     claim_terms.dedup();
@@ -78,7 +78,7 @@ pub fn claim_idf(searcher: &TextSearcher, claim: &str) -> Vec<(String, f64)> {
 }
 
 /// The wiki-wide IDF of an analysed term.
-pub fn term_idf(searcher: &TextSearcher, term: &str) -> f64 {
+pub(crate) fn term_idf(searcher: &TextSearcher, term: &str) -> f64 {
     let (df, n) = searcher.doc_freq(term);
     ((n as f64 - df as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
 }
@@ -87,7 +87,7 @@ pub fn term_idf(searcher: &TextSearcher, term: &str) -> f64 {
 /// ranked against many claims: the frontier planner scores a page once for each row that
 /// links it, each row leaving other words of the question unexplained.
 #[derive(Debug, Clone, Default)]
-pub struct SentenceTerms {
+pub(crate) struct SentenceTerms {
     /// (section, sentence) of each candidate sentence, in document order.
     places: Vec<(u32, usize)>,
     /// Each sentence's term frequencies, sorted by term.
@@ -132,7 +132,7 @@ impl SentenceTerms {
     /// The best `k` sentences for a claim given as [`claim_idf`] gives it: (BM25 score,
     /// candidate), best first, only those matching some term; ties go to the earlier
     /// sentence.
-    pub fn rank(&self, idf: &[(String, f64)], k: usize) -> Vec<(f64, usize)> {
+    pub(crate) fn rank(&self, idf: &[(String, f64)], k: usize) -> Vec<(f64, usize)> {
         if idf.is_empty() {
             return Vec::new();
         }

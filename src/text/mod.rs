@@ -8,7 +8,7 @@
 //! ([`search`], tantivy).
 
 pub mod evidence;
-pub mod quantities;
+pub(crate) mod quantities;
 pub mod search;
 pub mod sentences;
 pub mod tokenizer;
@@ -63,7 +63,7 @@ impl PageText {
     }
 
     /// The section's text as one string (sentences joined by spaces, rows by newlines).
-    pub fn section_string(&self, section: usize) -> String {
+    pub(crate) fn section_string(&self, section: usize) -> String {
         let mut out = String::new();
         if let Some(sec) = self.sections.get(section) {
             for (i, s) in sec.sentences.iter().enumerate() {
@@ -87,7 +87,7 @@ impl PageText {
 /// Markup left in rendered text by broken syntax (an unclosed `{{` shows as itself in
 /// MediaWiki too). It carries no meaning for evidence matching and is removed. Most text
 /// has none of these characters and is returned as it is, without a copy.
-pub fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
     if !s
         .bytes()
         .any(|b| matches!(b, b'[' | b']' | b'{' | b'}' | b'|' | b'\''))
@@ -107,7 +107,7 @@ pub fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
 /// citation's `#:~:text=` alike: lower case, one space between words, typographic quotes,
 /// primes and dashes made plain — the ways a browser's rendering of a page (where quotes
 /// are copied from) differs from the text rendered from wikitext.
-pub fn fold_quote(s: &str) -> String {
+pub(crate) fn fold_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
     for c in s.chars() {
@@ -132,7 +132,7 @@ pub fn fold_quote(s: &str) -> String {
 
 /// Splits prose into sentences with [`sentences::split`]'s rules (abbreviations, initials,
 /// decimals): ranges into `text`, whitespace-trimmed, empty ones dropped.
-pub fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
     sentences::split(text)
         .into_iter()
         .filter_map(|r| {

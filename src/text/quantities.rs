@@ -17,7 +17,7 @@ use super::words as tokens;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum QuantityKind {
+pub(crate) enum QuantityKind {
     Number,
     Percent,
     /// A bare integer 1000–2100, or the year of an ISO date.
@@ -27,7 +27,7 @@ pub enum QuantityKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Quantity {
+pub(crate) struct Quantity {
     pub value: f64,
     pub kind: QuantityKind,
     /// As written.
@@ -141,7 +141,7 @@ fn unit_after(text: &str, at: usize) -> Option<String> {
 }
 
 /// Every quantity in `text`, in order.
-pub fn extract(text: &str) -> Vec<Quantity> {
+pub(crate) fn extract(text: &str) -> Vec<Quantity> {
     let mut out = Vec::new();
     let mut taken: Vec<Range<usize>> = Vec::new();
     for c in ISO_DATE.captures_iter(text) {
@@ -292,19 +292,19 @@ fn compatible(a: QuantityKind, b: QuantityKind) -> bool {
 }
 
 /// Same value within the tolerance of the less precise figure.
-pub fn same_value(a: &Quantity, b: &Quantity) -> bool {
+pub(crate) fn same_value(a: &Quantity, b: &Quantity) -> bool {
     compatible(a.kind, b.kind) && (a.value - b.value).abs() <= a.tolerance.max(b.tolerance) + 1e-9
 }
 
 /// Whether `q` appears among `pool`.
-pub fn found_in(q: &Quantity, pool: &[Quantity]) -> bool {
+pub(crate) fn found_in(q: &Quantity, pool: &[Quantity]) -> bool {
     pool.iter().any(|p| same_value(q, p))
 }
 
 /// A figure in `pool` that fills the same slot as `q` (same kind and unit) with another
 /// value: the source says something else. Only numbers and percentages with a unit word
 /// qualify; years and bare figures are too often about different things.
-pub fn conflicting<'p>(q: &Quantity, pool: &'p [Quantity]) -> Option<&'p Quantity> {
+pub(crate) fn conflicting<'p>(q: &Quantity, pool: &'p [Quantity]) -> Option<&'p Quantity> {
     if !matches!(q.kind, QuantityKind::Number | QuantityKind::Percent) {
         return None;
     }

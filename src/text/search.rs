@@ -94,7 +94,7 @@ fn schema() -> (Schema, Fields) {
 }
 
 /// Builds the text index while pages stream in.
-pub struct TextIndexWriter {
+pub(crate) struct TextIndexWriter {
     writer: IndexWriter,
     fields: Fields,
 }
@@ -102,7 +102,7 @@ pub struct TextIndexWriter {
 /// Makes a page's documents; cheap to copy to worker threads, so that documents are
 /// assembled in parallel and only handed to the writer in order.
 #[derive(Clone, Copy)]
-pub struct DocMaker {
+pub(crate) struct DocMaker {
     fields: Fields,
 }
 
@@ -183,14 +183,18 @@ impl TextIndexWriter {
         Ok(TextIndexWriter { writer, fields })
     }
 
-    pub fn doc_maker(&self) -> DocMaker {
+    pub(crate) fn doc_maker(&self) -> DocMaker {
         DocMaker {
             fields: self.fields,
         }
     }
 
     /// Adds page number `page`'s documents (made by [`DocMaker::docs`]), in page order.
-    pub fn add_docs(&self, page: u32, docs: Vec<TantivyDocument>) -> Result<(), SearchError> {
+    pub(crate) fn add_docs(
+        &self,
+        page: u32,
+        docs: Vec<TantivyDocument>,
+    ) -> Result<(), SearchError> {
         for mut doc in docs {
             doc.add_u64(self.fields.page, page.into());
             self.writer
@@ -374,7 +378,7 @@ impl TextSearcher {
     /// The analyzer is built here rather than fetched from the index's tokenizer manager
     /// (a lock and a boxed clone per call): evidence ranking calls this once per
     /// candidate sentence.
-    pub fn terms(&self, text: &str) -> Vec<String> {
+    pub(crate) fn terms(&self, text: &str) -> Vec<String> {
         let mut tokenizer = super::tokenizer::WordTokenizer::default();
         let mut stream = tantivy::tokenizer::Tokenizer::token_stream(&mut tokenizer, text);
         let mut out = Vec::new();
@@ -385,7 +389,7 @@ impl TextSearcher {
     }
 
     /// Number of sections containing `term` (an analysed term), and of all sections.
-    pub fn doc_freq(&self, term: &str) -> (u64, u64) {
+    pub(crate) fn doc_freq(&self, term: &str) -> (u64, u64) {
         let searcher = self.reader.searcher();
         let t = Term::from_field_text(self.fields.body, term);
         (searcher.doc_freq(&t).unwrap_or(0), searcher.num_docs())

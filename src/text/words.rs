@@ -17,7 +17,7 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 
 /// A word of the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     /// Lowercased, accents removed.
     pub folded: String,
     /// Snowball (Porter2) stem of `folded`.
@@ -33,7 +33,7 @@ pub struct Token {
 impl Token {
     /// Carries meaning for overlap: not a stopword, not a bare number, not a single letter,
     /// not a negation (negation is compared separately, by what it governs).
-    pub fn is_content(&self) -> bool {
+    pub(crate) fn is_content(&self) -> bool {
         !self.numeric
             && self.folded.chars().count() > 1
             && !is_stopword(&self.folded)
@@ -56,7 +56,7 @@ pub fn stem(folded: &str) -> String {
 
 /// Splits text into word tokens. Apostrophes inside words are kept together ("o'neill");
 /// the contraction "n't" becomes a separate "not" so negation is visible.
-pub fn tokenize(text: &str) -> Vec<Token> {
+pub(crate) fn tokenize(text: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut sentence_start = true;
     let mut word = String::new();
@@ -119,7 +119,7 @@ fn push_token(raw: &str, out: &mut Vec<Token>, sentence_initial: bool) {
 }
 
 /// English function words: they say nothing about which facts a sentence states.
-pub fn is_stopword(w: &str) -> bool {
+pub(crate) fn is_stopword(w: &str) -> bool {
     const STOP: &[&str] = &[
         "a",
         "about",
@@ -277,7 +277,7 @@ pub fn is_stopword(w: &str) -> bool {
 }
 
 /// Words that deny what the sentence states.
-pub fn is_negation(folded: &str) -> bool {
+pub(crate) fn is_negation(folded: &str) -> bool {
     matches!(
         folded,
         "not"

@@ -24,7 +24,7 @@ fn chain(lang: &str) -> Vec<&'static str> {
 
 /// The content language of a wiki: `xml:lang`, else the part of the database name before
 /// `wiki` (`zhwiki` → `zh`, `zh_classicalwiki` → `zh-classical`), lower-cased.
-pub fn content_language(lang: &str, dbname: &str) -> String {
+pub(crate) fn content_language(lang: &str, dbname: &str) -> String {
     let lang = lang.trim();
     let from_db = || dbname.strip_suffix("wiki").unwrap_or("").replace('_', "-");
     let l = if lang.is_empty() {
@@ -37,7 +37,7 @@ pub fn content_language(lang: &str, dbname: &str) -> String {
 
 /// The aliases (namespace number, alias with underscores) for content language `lang`;
 /// `$1` is replaced by `project`, the wiki's project namespace name.
-pub fn for_language(lang: &str, project: &str) -> Vec<(i32, String)> {
+pub(crate) fn for_language(lang: &str, project: &str) -> Vec<(i32, String)> {
     let mut langs: Vec<&str> = vec![lang];
     langs.extend(chain(lang));
     let mut out = Vec::new();

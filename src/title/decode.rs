@@ -10,7 +10,7 @@ use unicode_normalization::UnicodeNormalization;
 ///
 /// Unknown names are left as written (a title containing one is then illegal); numeric
 /// references to code points MediaWiki rejects become U+FFFD (which makes a title illegal).
-pub fn decode_char_references(s: &str) -> Cow<'_, str> {
+pub(crate) fn decode_char_references(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
         return Cow::Borrowed(s);
     }
@@ -39,7 +39,7 @@ pub fn decode_char_references(s: &str) -> Cow<'_, str> {
 
 /// Decodes a character reference at the start of `s` (which starts with `&`): the
 /// decoded text and the reference's length. Used by renderers that decode in place.
-pub fn decode_entity_at(s: &str) -> Option<(Cow<'static, str>, usize)> {
+pub(crate) fn decode_entity_at(s: &str) -> Option<(Cow<'static, str>, usize)> {
     decode_one(s, 0)
 }
 
@@ -101,7 +101,7 @@ fn decode_codepoint(cp: u32) -> char {
 
 /// PHP's `rawurldecode`: `%XX` → byte, everything else unchanged. `None` when the result
 /// is not UTF-8 (MediaWiki then rejects the title).
-pub fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
     if !s.contains('%') {
         return Some(Cow::Borrowed(s));
     }
@@ -113,12 +113,12 @@ pub fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Bidi embedding and mark characters MediaWiki strips from titles.
-pub fn is_bidi_mark(c: char) -> bool {
+pub(crate) fn is_bidi_mark(c: char) -> bool {
     matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}')
 }
 
 /// Characters that MediaWiki collapses, in runs, into one `_` inside titles.
-pub fn is_title_space(c: char) -> bool {
+pub(crate) fn is_title_space(c: char) -> bool {
     matches!(
         c,
         ' ' | '_' | '\u{A0}' | '\u{1680}' | '\u{180E}' | '\u{2000}'
@@ -127,7 +127,7 @@ pub fn is_title_space(c: char) -> bool {
 }
 
 /// Strips bidi marks, collapses runs of title whitespace into one `_` and trims `_`.
-pub fn collapse_whitespace(s: &str) -> String {
+pub(crate) fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending = false;
     for c in s.chars() {
@@ -149,7 +149,7 @@ pub fn collapse_whitespace(s: &str) -> String {
 
 /// `Language::ucfirst`: PHP's `mb_strtoupper` of the first character (full case
 /// mapping: `ß` → `SS`), as a default MediaWiki install does.
-pub fn ucfirst(s: &str) -> Cow<'_, str> {
+pub(crate) fn ucfirst(s: &str) -> Cow<'_, str> {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return Cow::Borrowed(s);
@@ -168,7 +168,7 @@ pub fn ucfirst(s: &str) -> Cow<'_, str> {
 /// its upper case is longer than one character (`ß` stays `ß`) or is Georgian Mtavruli
 /// (Mkhedruli `ა` stays `ა`: Georgian titles were never capitalized before Unicode 11
 /// gave the script capitals), the effect of Wikimedia's `$wgOverrideUcfirstCharacters`.
-pub fn ucfirst_keep_long(s: &str) -> Cow<'_, str> {
+pub(crate) fn ucfirst_keep_long(s: &str) -> Cow<'_, str> {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return Cow::Borrowed(s);

@@ -223,7 +223,7 @@ impl InterwikiMap {
     }
 
     /// Every prefix, sorted, each with whether it is a language edition.
-    pub fn prefixes(&self) -> Vec<(&str, bool)> {
+    pub(crate) fn prefixes(&self) -> Vec<(&str, bool)> {
         let mut all: Vec<(&str, bool)> = self
             .prefixes
             .iter()
@@ -246,7 +246,7 @@ impl InterwikiMap {
 
     /// Whether `prefix` is a language edition (`[[de:X]]` without a leading colon is then an
     /// interlanguage link, shown in the sidebar rather than in the text).
-    pub fn is_language(&self, prefix: &str) -> bool {
+    pub(crate) fn is_language(&self, prefix: &str) -> bool {
         self.languages.contains(&prefix.to_lowercase())
     }
 }

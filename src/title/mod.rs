@@ -13,13 +13,15 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub use decode::{
+pub(crate) use decode::{
     decode_char_references, decode_entity_at, percent_decode, ucfirst, ucfirst_keep_long,
 };
-pub use interwiki::{InterwikiMap, InterwikiProfile};
-pub use namespaces::{
+pub(crate) use interwiki::InterwikiMap;
+pub use interwiki::InterwikiProfile;
+pub(crate) use namespaces::NamespaceTable;
+pub(crate) use namespaces::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TALK, NS_TEMPLATE, NS_USER,
-    NS_USER_TALK, NamespaceTable,
+    NS_USER_TALK,
 };
 
 use crate::siteinfo::SiteInfo;
@@ -35,13 +37,6 @@ pub struct Title {
     pub interwiki: Option<String>,
     /// The text started with `:` (`[[:Category:X]]` links instead of categorizing).
     pub leading_colon: bool,
-}
-
-impl Title {
-    /// The fragment as it appears in a URL or anchor (`_` for spaces).
-    pub fn fragment_dbkey(&self) -> Option<String> {
-        self.fragment.as_ref().map(|f| f.replace(' ', "_"))
-    }
 }
 
 /// Why a text is not a valid title (the `title-invalid-*` messages of MediaWiki).
@@ -131,7 +126,11 @@ impl TitleCodec {
     }
 
     /// A link target as the parser sees it: percent-decoded first (`Parser::handleInternalLinks2`).
-    pub fn parse_link_target(&self, target: &str, default_ns: i32) -> Result<Title, InvalidTitle> {
+    pub(crate) fn parse_link_target(
+        &self,
+        target: &str,
+        default_ns: i32,
+    ) -> Result<Title, InvalidTitle> {
         if target.contains('%') {
             let decoded = percent_decode(target).ok_or(InvalidTitle::InvalidUtf8)?;
             // The parser escapes `<`/`>` produced by decoding, which makes them illegal.
@@ -249,7 +248,7 @@ impl TitleCodec {
 
     /// The prefixed text with spaces (`Category:Rivers of Europe`), as page titles appear
     /// in a dump.
-    pub fn prefixed_text(&self, ns: i32, dbkey: &str) -> String {
+    pub(crate) fn prefixed_text(&self, ns: i32, dbkey: &str) -> String {
         self.prefixed_dbkey(ns, dbkey).replace('_', " ")
     }
 }

@@ -35,15 +35,15 @@ const CANONICAL: &[(i32, &str)] = &[
 /// Aliases kept for backwards compatibility in every language (`Image:` predates `File:`).
 const ALIASES: &[(i32, &str)] = &[(6, "Image"), (7, "Image_talk")];
 
-pub const NS_MEDIA: i32 = -2;
-pub const NS_SPECIAL: i32 = -1;
-pub const NS_MAIN: i32 = 0;
-pub const NS_TALK: i32 = 1;
-pub const NS_USER: i32 = 2;
-pub const NS_USER_TALK: i32 = 3;
-pub const NS_FILE: i32 = 6;
-pub const NS_TEMPLATE: i32 = 10;
-pub const NS_CATEGORY: i32 = 14;
+pub(crate) const NS_MEDIA: i32 = -2;
+pub(crate) const NS_SPECIAL: i32 = -1;
+pub(crate) const NS_MAIN: i32 = 0;
+pub(crate) const NS_TALK: i32 = 1;
+pub(crate) const NS_USER: i32 = 2;
+pub(crate) const NS_USER_TALK: i32 = 3;
+pub(crate) const NS_FILE: i32 = 6;
+pub(crate) const NS_TEMPLATE: i32 = 10;
+pub(crate) const NS_CATEGORY: i32 = 14;
 
 /// Folds a namespace name the way MediaWiki compares them: underscores for spaces, lower case.
 fn fold(name: &str) -> String {
@@ -101,17 +101,17 @@ impl NamespaceTable {
     }
 
     /// The namespace a prefix (`"Category"`, `"kategoreja"`, `"Image"`) names, if any.
-    pub fn id_of(&self, prefix: &str) -> Option<i32> {
+    pub(crate) fn id_of(&self, prefix: &str) -> Option<i32> {
         self.lookup.get(&fold(prefix)).copied()
     }
 
     /// The localized name with underscores (`"User_talk"`); `""` for the main namespace.
-    pub fn name_of(&self, id: i32) -> Option<&str> {
+    pub(crate) fn name_of(&self, id: i32) -> Option<&str> {
         self.names.get(&id).map(|(n, _)| n.as_str())
     }
 
     /// Whether titles in namespace `id` get their first letter upper-cased.
-    pub fn is_capitalized(&self, id: i32) -> bool {
+    pub(crate) fn is_capitalized(&self, id: i32) -> bool {
         let case = self
             .names
             .get(&id)
@@ -121,7 +121,7 @@ impl NamespaceTable {
     }
 
     /// The canonical (English) name of namespace `id`, with underscores.
-    pub fn canonical_of(&self, id: i32) -> Option<&'static str> {
+    pub(crate) fn canonical_of(&self, id: i32) -> Option<&'static str> {
         CANONICAL.iter().find(|(i, _)| *i == id).map(|&(_, n)| n)
     }
 

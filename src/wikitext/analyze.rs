@@ -84,7 +84,7 @@ struct Walker<'a> {
 /// templates are in the dump (`{{flag|…}}`, `{{dts|…}}`, `{{#invoke:…}}`) they are what a
 /// reader sees only after expansion. Prose keeps the known-template rendering: a
 /// top-level call there is often a whole box (an infobox, a navbox) that is not prose.
-pub type ValueExpander<'a> = dyn Fn(Range<u32>, Option<(i32, &str)>) -> Option<String> + 'a;
+pub(crate) type ValueExpander<'a> = dyn Fn(Range<u32>, Option<(i32, &str)>) -> Option<String> + 'a;
 
 /// How deep known-template rendering may nest.
 const MAX_RENDER_DEPTH: u32 = 8;
@@ -123,7 +123,7 @@ fn has_markup(text: &str) -> bool {
 /// Analyses one page's wikitext into its structure and its plain text. `page_ns` /
 /// `page_dbkey` identify the page (self-links are not recorded, as in MediaWiki); `lang`
 /// selects link trails and magic words.
-pub fn analyze_with_text(
+pub(crate) fn analyze_with_text(
     text: &str,
     page_ns: i32,
     page_dbkey: &str,
@@ -136,7 +136,7 @@ pub fn analyze_with_text(
 
 /// [`analyze_with_text`] (or, without `with_text`, [`analyze`]) with table cells and
 /// infobox values rendered through `expand_value`.
-pub fn analyze_with_values(
+pub(crate) fn analyze_with_values(
     text: &str,
     page: (i32, &str),
     codec: &TitleCodec,
@@ -335,7 +335,6 @@ impl<'a> Walker<'a> {
         let marker = |m: Marker<'_>| self.marker_text(m, heading);
         f(&Renderer {
             flat,
-            src: self.src,
             lang: self.lang,
             classify: &classify,
             marker: &marker,

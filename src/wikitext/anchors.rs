@@ -59,7 +59,7 @@ pub fn anchor(rendered: &str) -> String {
 }
 
 /// The legacy (`.XX`) form of an anchor, as older links and `Sanitizer::ID_FALLBACK` use.
-pub fn legacy_anchor(anchor: &str) -> String {
+pub(crate) fn legacy_anchor(anchor: &str) -> String {
     let mut out = String::new();
     for b in anchor.as_bytes() {
         match b {
@@ -74,7 +74,7 @@ pub fn legacy_anchor(anchor: &str) -> String {
 
 /// Assigns unique anchors in document order.
 #[derive(Default)]
-pub struct AnchorSet {
+pub(crate) struct AnchorSet {
     seen: HashSet<String>,
     /// Per key, the suffix to try next: every smaller one is taken, so the search stays
     /// amortized constant even for thousands of identical headings.
@@ -82,7 +82,7 @@ pub struct AnchorSet {
 }
 
 impl AnchorSet {
-    pub fn unique(&mut self, anchor: String) -> String {
+    pub(crate) fn unique(&mut self, anchor: String) -> String {
         let key = anchor.to_ascii_lowercase();
         if self.seen.insert(key.clone()) {
             return anchor;
@@ -99,7 +99,7 @@ impl AnchorSet {
 }
 
 /// TOC levels and numbers (`1`, `2.1`, …) for headings of the given levels.
-pub fn toc_numbers(levels: &[u8]) -> Vec<(u32, String)> {
+pub(crate) fn toc_numbers(levels: &[u8]) -> Vec<(u32, String)> {
     let mut out = Vec::with_capacity(levels.len());
     let mut toclevel = 0usize;
     let mut prevlevel = 0u8;

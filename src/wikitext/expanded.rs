@@ -21,7 +21,7 @@ use crate::title::TitleCodec;
 
 /// The page's structure with what template expansion adds, its plain text (when asked
 /// for) and the expansion itself (`None` when the page calls nothing to expand).
-pub struct Analysed {
+pub(crate) struct Analysed {
     pub structure: PageStructure,
     pub text: Option<PageText>,
     pub expansion: Option<Expansion>,
@@ -29,12 +29,12 @@ pub struct Analysed {
 
 /// Whether the text has anything expansion changes: a `{{`. Pages without one (most
 /// pages of a plain-text dump) are analysed once.
-pub fn needs_expansion(text: &str) -> bool {
+pub(crate) fn needs_expansion(text: &str) -> bool {
     memchr::memmem::find(text.as_bytes(), b"{{").is_some()
 }
 
 /// Analyses a page as written and after expansion with `expander`, and merges the two.
-pub fn analyze_expanded(
+pub(crate) fn analyze_expanded(
     text: &str,
     page_ns: i32,
     page_dbkey: &str,

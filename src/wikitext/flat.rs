@@ -12,11 +12,11 @@ use super::magic::{CallKind, classify};
 use super::preprocess::{Call, Ext, Node};
 
 /// The marker byte standing for a template call, argument or extension tag.
-pub const MARKER: char = '\x7f';
+pub(crate) const MARKER: char = '\x7f';
 
 /// What a marker stands for.
 #[derive(Debug, Clone, Copy)]
-pub enum Marker<'t> {
+pub(crate) enum Marker<'t> {
     Template(&'t Call),
     Argument(&'t Call),
     Ext(&'t Ext),
@@ -24,7 +24,7 @@ pub enum Marker<'t> {
 
 /// A heading found while flattening (top level of this flat text only).
 #[derive(Debug, Clone)]
-pub struct FlatHeading {
+pub(crate) struct FlatHeading {
     pub level: u8,
     pub index: u32,
     /// The heading line in flat text, including its `=` signs.
@@ -35,7 +35,7 @@ pub struct FlatHeading {
 
 /// A flattened node list.
 #[derive(Debug)]
-pub struct Flat<'t> {
+pub(crate) struct Flat<'t> {
     /// Borrowed from the page when the nodes are one plain text (the common case).
     pub text: Cow<'t, str>,
     /// (flat offset, source offset) at the start of each copied segment.
@@ -138,7 +138,7 @@ impl<'t> Flat<'t> {
     }
 
     /// Maps a flat offset to an offset in the page's wikitext.
-    pub fn to_src(&self, flat: u32) -> u32 {
+    pub(crate) fn to_src(&self, flat: u32) -> u32 {
         match self.segs.binary_search_by(|(f, _)| f.cmp(&flat)) {
             Ok(i) => self.segs[i].1,
             Err(0) => self.segs.first().map(|s| s.1).unwrap_or(0),
@@ -148,7 +148,7 @@ impl<'t> Flat<'t> {
 
     /// The source offset just past the flat text before `end`: past the whole call or tag
     /// when its last character stands for one (a marker maps to where its call starts).
-    pub fn to_src_end(&self, end: u32) -> u32 {
+    pub(crate) fn to_src_end(&self, end: u32) -> u32 {
         let Some(last) = end.checked_sub(1) else {
             return self.to_src(0);
         };
@@ -160,7 +160,7 @@ impl<'t> Flat<'t> {
     }
 
     /// The marker at flat offset `at`, if any.
-    pub fn marker_at(&self, at: u32) -> Option<Marker<'t>> {
+    pub(crate) fn marker_at(&self, at: u32) -> Option<Marker<'t>> {
         self.markers
             .binary_search_by(|(p, _)| p.cmp(&at))
             .ok()
@@ -168,7 +168,7 @@ impl<'t> Flat<'t> {
     }
 
     /// Markers inside a flat range.
-    pub fn markers_in(&self, r: Range<u32>) -> &[(u32, Marker<'t>)] {
+    pub(crate) fn markers_in(&self, r: Range<u32>) -> &[(u32, Marker<'t>)] {
         let lo = self.markers.partition_point(|(p, _)| *p < r.start);
         let hi = self.markers.partition_point(|(p, _)| *p < r.end);
         &self.markers[lo..hi]
@@ -176,7 +176,7 @@ impl<'t> Flat<'t> {
 }
 
 /// The literal text of a node list, or `None` if it contains calls (a dynamic name).
-pub fn static_text(src: &str, nodes: &[Node]) -> Option<String> {
+pub(crate) fn static_text(src: &str, nodes: &[Node]) -> Option<String> {
     let mut s = String::new();
     for n in nodes {
         match n {
@@ -193,7 +193,7 @@ pub fn static_text(src: &str, nodes: &[Node]) -> Option<String> {
 ///
 /// A parser function is recognized from the literal text before its first nested call
 /// (`{{formatnum:{{Data X|pop}}}}` is `formatnum`, whatever the nested call returns).
-pub fn call_kind(src: &str, call: &Call) -> Option<CallKind> {
+pub(crate) fn call_kind(src: &str, call: &Call) -> Option<CallKind> {
     if let Some(t) = static_text(src, &call.title) {
         return Some(classify(&t));
     }

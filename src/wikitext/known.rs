@@ -108,7 +108,7 @@ fn date(y: &str, m: &str, d: &str) -> String {
 }
 
 /// Core parser functions whose result is computable from their argument.
-pub fn render_function(name: &str, arg: &str) -> Option<String> {
+pub(crate) fn render_function(name: &str, arg: &str) -> Option<String> {
     Some(match name {
         "formatnum" => format_number(arg.trim()),
         "lc" => arg.to_lowercase(),

@@ -87,7 +87,7 @@ fn starts_with_protocol(t: &str) -> bool {
 }
 
 /// Link-trail letters: `[a-z]+` on English wikis; wikis in other languages add theirs.
-pub fn trail_len(rest: &str, lang: &str) -> usize {
+pub(crate) fn trail_len(rest: &str, lang: &str) -> usize {
     let extra: &[char] = match lang {
         "lv" | "ltg" => &[
             'ā', 'č', 'ē', 'ģ', 'ī', 'ķ', 'ļ', 'ņ', 'ō', 'ŗ', 'š', 'ū', 'ž',

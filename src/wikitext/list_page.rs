@@ -23,7 +23,7 @@ fn title_patterns(lang: &str) -> (&'static [&'static str], &'static [&'static st
 }
 
 /// Whether the title alone marks a list page.
-pub fn is_list_title(dbkey: &str, lang: &str) -> bool {
+pub(crate) fn is_list_title(dbkey: &str, lang: &str) -> bool {
     let (prefixes, words) = title_patterns(lang);
     // English prefixes apply everywhere (many wikis keep English-titled lists).
     let english = ["List_of_", "Lists_of_"];
@@ -40,7 +40,7 @@ const MIN_LISTED_LINKS: usize = 15;
 
 /// A main-namespace page is a list page if its title says so, or if at least half of its
 /// own (non-template) links sit in lists or tables and there are at least 15 of them.
-pub fn is_list_page(title: &Title, s: &PageStructure, lang: &str) -> bool {
+pub(crate) fn is_list_page(title: &Title, s: &PageStructure, lang: &str) -> bool {
     if title.ns != NS_MAIN {
         return false;
     }

@@ -205,7 +205,7 @@ const FUNCTIONS: &[&str] = &[
 
 /// What a `{{…}}` call is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallKind {
+pub(crate) enum CallKind {
     /// A template (or page) transclusion; the name to normalize in the Template namespace.
     Template(String),
     /// `{{#invoke:Module|…}}`: a Scribunto module.
@@ -215,7 +215,7 @@ pub enum CallKind {
 }
 
 /// Classifies a call by its (expanded) title text.
-pub fn classify(title: &str) -> CallKind {
+pub(crate) fn classify(title: &str) -> CallKind {
     let t = title.trim_matches(|c: char| c.is_whitespace());
     // Modifiers that keep the call a template: subst/safesubst (saved pages hold none),
     // msg/msgnw/raw.

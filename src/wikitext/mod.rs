@@ -20,15 +20,16 @@ pub mod links;
 mod list_page;
 pub mod magic;
 mod plaintext;
-pub mod preprocess;
+pub(crate) mod preprocess;
 pub mod render;
 pub mod tables;
 
 use serde::{Deserialize, Serialize};
 
-pub use analyze::{ValueExpander, analyze, analyze_with_text, analyze_with_values};
-pub use list_page::is_list_page;
-pub use plaintext::{assemble, structure_sentences};
+pub use analyze::analyze;
+pub(crate) use analyze::{analyze_with_text, analyze_with_values};
+pub(crate) use list_page::is_list_page;
+pub(crate) use plaintext::{assemble, structure_sentences};
 
 /// Where a link sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -270,7 +271,7 @@ impl Table {
 
     /// Column labels: the last header row's cell texts, repeated over column spans;
     /// `None` for a column without a header.
-    pub fn column_labels(&self) -> Vec<Option<String>> {
+    pub(crate) fn column_labels(&self) -> Vec<Option<String>> {
         let h = self.header_rows();
         let cols = self.columns as usize;
         if h == 0 {
@@ -294,7 +295,7 @@ impl Table {
 /// Final anchors: a heading whose templates are all missing from the wiki is rendered the
 /// way MediaWiki renders missing templates (`Template:Name`); then duplicates get
 /// `_2`, `_3`, … in document order.
-pub fn finalize_anchors(sections: &mut [Section], exists: &dyn Fn(i32, &str) -> bool) {
+pub(crate) fn finalize_anchors(sections: &mut [Section], exists: &dyn Fn(i32, &str) -> bool) {
     let mut set = anchors::AnchorSet::default();
     for s in sections.iter_mut() {
         let missing = !s.heading_templates.is_empty()

@@ -125,7 +125,7 @@ pub(super) fn extract(
 /// only the prose and list sentences of a page whose text is this plus its prose
 /// ([`assemble`]), and derives these from `structure.rec` when the page is read, rather
 /// than storing every table twice.
-pub fn structure_sentences(s: &PageStructure) -> Vec<Sentence> {
+pub(crate) fn structure_sentences(s: &PageStructure) -> Vec<Sentence> {
     let mut all = Vec::new();
     for t in &s.tables {
         let labels = t.column_labels();
@@ -176,7 +176,7 @@ pub fn structure_sentences(s: &PageStructure) -> Vec<Sentence> {
 /// A page's text from its prose and list sentences in document order (as
 /// [`PageText::sentences`] lists them, tables and infobox fields left out) and its
 /// structure: the inverse of leaving [`structure_sentences`] out of a page's text.
-pub fn assemble(prose: Vec<Sentence>, s: &PageStructure) -> PageText {
+pub(crate) fn assemble(prose: Vec<Sentence>, s: &PageStructure) -> PageText {
     let mut all = prose;
     all.extend(structure_sentences(s));
     assign(all, s)

@@ -13,15 +13,15 @@
 use std::ops::Range;
 
 /// Byte range in the page's wikitext.
-pub type Span = Range<u32>;
+pub(crate) type Span = Range<u32>;
 
 /// Deepest nesting of open brackets kept on the stack; deeper openings are literal text.
 /// MediaWiki itself gives up far earlier on real pages (expansion depth 40).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// A preprocessor node. Every node maps back to source bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Node {
+pub(crate) enum Node {
     /// Literal text.
     Text(Span),
     /// `<!-- … -->` (with the whitespace and newline it eats when alone on a line).
@@ -48,7 +48,7 @@ pub enum Node {
 
 /// An extension tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ext {
+pub(crate) struct Ext {
     /// Lower-cased tag name.
     pub name: String,
     pub span: Span,
@@ -69,7 +69,7 @@ pub struct Call {
 
 /// One `|`-separated part of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     /// `name` of `name=value`; `None` for positional parts.
     pub name: Option<Vec<Node>>,
     /// 1-based position for positional parts.
@@ -80,7 +80,7 @@ pub struct Part {
 
 /// Extension tags whose content is not wikitext (or is handled by the tag's own parser).
 /// The set Wikipedia registers, so that `<math>` content is never mistaken for links.
-pub const EXTENSION_TAGS: &[&str] = &[
+pub(crate) const EXTENSION_TAGS: &[&str] = &[
     "nowiki",
     "pre",
     "gallery",
@@ -215,7 +215,7 @@ fn find_close_tag(text: &[u8], name: &str, from: usize) -> Option<(usize, usize)
 /// the two modes differ only in which of `<noinclude>`, `<includeonly>` and
 /// `<onlyinclude>` hide content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// The page itself: `<includeonly>…</includeonly>` is dropped, the other two tags are
     /// ignored (their content stays).
     Page,
@@ -226,12 +226,12 @@ pub enum Mode {
 }
 
 /// Preprocesses a page's wikitext.
-pub fn preprocess(text: &str) -> Vec<Node> {
+pub(crate) fn preprocess(text: &str) -> Vec<Node> {
     Preprocessor::new(text, Mode::Page).run()
 }
 
 /// Preprocesses a template's wikitext as MediaWiki does when transcluding it.
-pub fn preprocess_for_inclusion(text: &str) -> Vec<Node> {
+pub(crate) fn preprocess_for_inclusion(text: &str) -> Vec<Node> {
     Preprocessor::new(text, Mode::Inclusion).run()
 }
 

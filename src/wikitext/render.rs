@@ -14,7 +14,7 @@ use crate::title::decode_entity_at;
 
 /// What a link target is, as far as rendering cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkRender {
+pub(crate) enum LinkRender {
     /// Shows its text (or target).
     Text,
     /// Shows nothing (category, interlanguage link, image).
@@ -24,16 +24,15 @@ pub enum LinkRender {
 }
 
 /// Context for rendering: how to classify link targets and render markers.
-pub struct Renderer<'a, 't> {
+pub(crate) struct Renderer<'a, 't> {
     pub flat: &'a Flat<'t>,
-    pub src: &'a str,
     pub lang: &'a str,
     pub classify: &'a dyn Fn(&str) -> (links::TargetKind, LinkRender),
     pub marker: &'a dyn Fn(Marker<'t>) -> String,
 }
 
 /// Rendered text with, optionally, where each piece came from in the wikitext.
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub text: String,
     /// `(output offset, source offset, verbatim)` at the start of each piece. A verbatim
     /// piece was copied byte for byte, so offsets inside it map exactly; other pieces
@@ -43,7 +42,7 @@ pub struct Rendered {
 
 impl Rendered {
     /// The wikitext offset of output offset `o`.
-    pub fn src_offset(&self, o: usize) -> u32 {
+    pub(crate) fn src_offset(&self, o: usize) -> u32 {
         let k = self.map.partition_point(|&(out, _, _)| out as usize <= o);
         if k == 0 {
             return self.map.first().map(|m| m.1).unwrap_or(0);
@@ -89,7 +88,7 @@ impl Renderer<'_, '_> {
 
     /// Like [`Renderer::render`], with the links of the range already known (a subset of
     /// a scan of the whole flat text), so that nothing is scanned twice.
-    pub fn render_with(&self, range: Range<u32>, found: &[LinkMatch]) -> String {
+    pub(crate) fn render_with(&self, range: Range<u32>, found: &[LinkMatch]) -> String {
         let text = &self.flat.text[range.start as usize..range.end as usize];
         if is_plain(text) {
             return text.to_string();
@@ -103,7 +102,7 @@ impl Renderer<'_, '_> {
     }
 
     /// Renders with a map from output offsets back to wikitext offsets.
-    pub fn render_mapped(&self, range: Range<u32>, found: &[LinkMatch]) -> Rendered {
+    pub(crate) fn render_mapped(&self, range: Range<u32>, found: &[LinkMatch]) -> Rendered {
         let mut map = Vec::new();
         let text = {
             let mut out = Sink {
@@ -284,7 +283,7 @@ fn is_plain(text: &str) -> bool {
 }
 
 /// Length of an HTML-like tag at the start of `s` (`<b>`, `</span>`, `<br />`).
-pub fn html_tag_len(s: &str) -> Option<usize> {
+pub(crate) fn html_tag_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 1;
     if b.get(i) == Some(&b'/') {
@@ -331,7 +330,7 @@ fn magic_switch_len(s: &str) -> Option<usize> {
 
 /// Like [`squeeze`], but keeps line structure: each non-empty line squeezed, lines
 /// joined by `; ` (multi-value cells and fields: `<br>`-separated or list items).
-pub fn squeeze_lines(s: &str) -> String {
+pub(crate) fn squeeze_lines(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in s.split('\n') {
         let l = squeeze(line);

@@ -244,7 +244,7 @@ fn attrs_before_marker(raw: &str) -> Option<usize> {
 /// `rowspan=2` / `colspan="3"` from cell attributes (1 when absent or invalid).
 ///
 /// When an attribute is repeated, the last one counts, as in MediaWiki's sanitizer.
-pub fn span_attr(attrs: &str, name: &str) -> u16 {
+pub(crate) fn span_attr(attrs: &str, name: &str) -> u16 {
     if attrs.len() < name.len() {
         return 1;
     }

@@ -68,7 +68,7 @@ pub struct SupportCheck {
 
 /// A page's text, structure and scorer (IDF over the page's own sentences), loaded once
 /// per check however many citations point at it.
-pub struct PageData {
+pub(crate) struct PageData {
     pub structure: PageStructure,
     pub text: PageText,
     scorer: SupportScorer,
@@ -88,7 +88,7 @@ impl PageData {
 }
 
 /// Judges `claim` against the part of `page` the locator names.
-pub fn judge(
+pub(crate) fn judge(
     searcher: &TextSearcher,
     page: &PageData,
     locator: &LocatorCheck,

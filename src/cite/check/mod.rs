@@ -11,7 +11,7 @@
 //! Pages are loaded once per check, however many citations point at them; citations are
 //! checked in report order, so the output is the same bytes on every run.
 
-pub mod judge;
+pub(crate) mod judge;
 pub mod quality;
 pub mod report;
 pub mod resolve;
@@ -28,7 +28,8 @@ use judge::{PageData, SupportCheck};
 use quality::{AuthorityTiers, Quality};
 use resolve::{Existence, Resolver, SourceKind, Target};
 
-pub use report::{Summary, render_markdown, render_terminal};
+pub(crate) use report::Summary;
+pub use report::{render_markdown, render_terminal};
 
 /// The verdict on one citation, from worst to best.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -209,7 +210,7 @@ fn newest_revision(index: &Index) -> Result<i64, IndexError> {
 }
 
 /// Independent sources cited per paragraph (by [`quality::independence_key`]).
-pub fn paragraph_diversity(citations: &[Citation]) -> HashMap<usize, usize> {
+pub(crate) fn paragraph_diversity(citations: &[Citation]) -> HashMap<usize, usize> {
     let mut keys: HashMap<usize, BTreeSet<String>> = HashMap::new();
     for c in citations {
         let entry = keys.entry(c.paragraph).or_default();

@@ -23,17 +23,17 @@ use serde::{Deserialize, Serialize};
 use super::resolve::{Precision, SourceKind};
 use crate::cite::parse::Source;
 
-pub const W_RELEVANCE: f64 = 0.40;
-pub const W_LOCATOR: f64 = 0.20;
-pub const W_RECENCY: f64 = 0.10;
-pub const W_AUTHORITY: f64 = 0.20;
-pub const W_DIVERSITY: f64 = 0.10;
+pub(crate) const W_RELEVANCE: f64 = 0.40;
+pub(crate) const W_LOCATOR: f64 = 0.20;
+pub(crate) const W_RECENCY: f64 = 0.10;
+pub(crate) const W_AUTHORITY: f64 = 0.20;
+pub(crate) const W_DIVERSITY: f64 = 0.10;
 
 /// Years after which a revision's recency score halves.
-pub const RECENCY_HALF_LIFE_YEARS: f64 = 2.0;
+pub(crate) const RECENCY_HALF_LIFE_YEARS: f64 = 2.0;
 
 /// Independent sources in a paragraph at which diversity is full.
-pub const DIVERSITY_FULL_AT: usize = 3;
+pub(crate) const DIVERSITY_FULL_AT: usize = 3;
 
 /// Authority tiers: a score per source kind, overridden by host suffix for web sources
 /// (`"gov": 0.8` matches `www.epa.gov`, `"who.int": 0.9` matches `www.who.int`). Loaded
@@ -148,7 +148,7 @@ pub fn host(url: &str) -> Option<String> {
 /// paragraph's diversity: the site (last two host labels, three under a two-letter
 /// second-level label such as `co.uk`), the DOI registrant prefix, the first author.
 /// All of one Wikipedia counts as one source.
-pub fn independence_key(source: &Source) -> Option<String> {
+pub(crate) fn independence_key(source: &Source) -> Option<String> {
     match source {
         Source::Wikipedia { lang, .. } => {
             Some(format!("wikipedia:{}", lang.as_deref().unwrap_or("local")))
@@ -193,7 +193,7 @@ pub struct Quality {
 }
 
 impl Quality {
-    pub fn combine(
+    pub(crate) fn combine(
         relevance: Option<f64>,
         locator: Option<f64>,
         recency: Option<f64>,
@@ -224,7 +224,7 @@ impl Quality {
 
 /// The locator component: how precisely the citation points, less when a part of it
 /// does not resolve.
-pub fn locator_score(precision: Precision, fully_resolved: bool) -> f64 {
+pub(crate) fn locator_score(precision: Precision, fully_resolved: bool) -> f64 {
     let base: f64 = match precision {
         Precision::None => 0.0,
         Precision::Page => 0.4,
@@ -240,13 +240,13 @@ pub fn locator_score(precision: Precision, fully_resolved: bool) -> f64 {
 }
 
 /// The recency component for a revision `age_seconds` older than the reference time.
-pub fn recency_score(age_seconds: i64) -> f64 {
+pub(crate) fn recency_score(age_seconds: i64) -> f64 {
     let years = age_seconds.max(0) as f64 / (365.25 * 86_400.0);
     0.5f64.powf(years / RECENCY_HALF_LIFE_YEARS)
 }
 
 /// The diversity component for `n` independent sources in a paragraph.
-pub fn diversity_score(n: usize) -> f64 {
+pub(crate) fn diversity_score(n: usize) -> f64 {
     n.min(DIVERSITY_FULL_AT) as f64 / DIVERSITY_FULL_AT as f64
 }
 

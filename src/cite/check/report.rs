@@ -140,7 +140,7 @@ fn num(r: Option<f64>) -> String {
 }
 
 /// The metric lines shared by both renderings: (name, value).
-pub fn metric_rows(s: &Summary) -> Vec<(&'static str, String)> {
+pub(crate) fn metric_rows(s: &Summary) -> Vec<(&'static str, String)> {
     let kinds: Vec<String> = s
         .by_kind
         .iter()
@@ -206,7 +206,7 @@ pub fn metric_rows(s: &Summary) -> Vec<(&'static str, String)> {
 }
 
 /// A short description of a citation's source.
-pub fn describe_source(c: &CitationCheck) -> String {
+pub(crate) fn describe_source(c: &CitationCheck) -> String {
     if let Some(p) = &c.page {
         let anchor = c
             .locator

@@ -182,7 +182,7 @@ struct Wanted<'a> {
 
 /// Resolves sources against one index. Page-id and revision-id maps (for `?curid=` and
 /// `?oldid=` URLs without a title) are built on first need: the index has no such map.
-pub struct Resolver<'i> {
+pub(crate) struct Resolver<'i> {
     index: &'i Index,
     by_id: OnceLock<HashMap<u64, u32>>,
     by_rev: OnceLock<HashMap<u64, u32>>,
@@ -195,10 +195,6 @@ impl<'i> Resolver<'i> {
             by_id: OnceLock::new(),
             by_rev: OnceLock::new(),
         }
-    }
-
-    pub fn index(&self) -> &'i Index {
-        self.index
     }
 
     /// Resolves a source to a page of the index. The locator is left unresolved
@@ -361,7 +357,7 @@ fn no_page(existence: Existence) -> Target {
 
 /// The sections a section citation covers: the section and its subsections, as the
 /// shared locator grammar scopes a section ([`subsections_end`]).
-pub fn section_scope(s: &PageStructure, section: u32) -> std::ops::Range<u32> {
+pub(crate) fn section_scope(s: &PageStructure, section: u32) -> std::ops::Range<u32> {
     section..subsections_end(s, section) + 1
 }
 

@@ -434,7 +434,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// Collapses whitespace and removes what marker removal leaves behind: empty brackets,
 /// spaces before punctuation, table pipes at the ends.
-pub fn clean_claim(raw: &str) -> String {
+pub(crate) fn clean_claim(raw: &str) -> String {
     let mut s = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     for empty in ["( )", "()", "[ ]", "[]", "( ; )", "(, )"] {
         s = s.replace(empty, "");

@@ -30,7 +30,7 @@ fn fence(line: &str) -> Option<(u8, usize, &str)> {
 type OpenFence = (u8, usize, Option<(usize, usize, String)>);
 
 /// The report with wrongly closed fences repaired, and one warning per repair.
-pub fn repair(src: &str) -> (Cow<'_, str>, Vec<String>) {
+pub(crate) fn repair(src: &str) -> (Cow<'_, str>, Vec<String>) {
     let mut patched: Option<Vec<u8>> = None;
     let mut warnings = Vec::new();
     let mut open: Option<OpenFence> = None;

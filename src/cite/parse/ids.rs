@@ -30,7 +30,7 @@ static ISBN_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
 /// Trims punctuation that ends a sentence rather than an identifier; a closing bracket is
 /// kept when it balances an opening one inside the identifier (`10.1002/(SICI)…`, URLs of
 /// Wikipedia titles such as `C_(programming_language)`).
-pub fn trim_trailing_punct(s: &str) -> &str {
+pub(crate) fn trim_trailing_punct(s: &str) -> &str {
     // Bracket balance is tracked incrementally so a string ending in many brackets is
     // still trimmed in linear time.
     let (mut open_p, mut close_p) = (s.matches('(').count(), s.matches(')').count());
@@ -62,7 +62,7 @@ pub fn trim_trailing_punct(s: &str) -> &str {
 
 /// DOIs are case-insensitive; lowercasing makes two spellings of one DOI compare equal.
 /// What a publisher's URL appends to a DOI is removed (see [`doi_in_url`]).
-pub fn normalize_doi(s: &str) -> Option<String> {
+pub(crate) fn normalize_doi(s: &str) -> Option<String> {
     let s = doi_in_url(trim_trailing_punct(s.trim()));
     DOI_EXACT.is_match(s).then(|| s.to_lowercase())
 }
@@ -106,7 +106,7 @@ const URL_SUFFIXES: &[&str] = &[
 
 /// The DOI in a DOI as taken from a publisher's URL: no query string or fragment
 /// (`?url_ver=…&rfr_id=…`, `#sec-1`), no view suffix (`/full`, `/pdf`, `v1.full`).
-pub fn doi_in_url(s: &str) -> &str {
+pub(crate) fn doi_in_url(s: &str) -> &str {
     let mut d = s;
     if let Some(q) = d.find(['?', '#']) {
         d = &d[..q];
@@ -135,14 +135,14 @@ pub fn doi_in_url(s: &str) -> &str {
 }
 
 /// Validates an arXiv identifier (new `2101.00001v2` or old `hep-th/9901001` style).
-pub fn arxiv_id(s: &str) -> Option<String> {
+pub(crate) fn arxiv_id(s: &str) -> Option<String> {
     let s = trim_trailing_punct(s.trim());
     ARXIV_EXACT.is_match(s).then(|| s.to_string())
 }
 
 /// Returns the ISBN without separators when its check digit is right. A wrong checksum means
 /// a typo or an invented number — exactly what an audit must flag rather than look up.
-pub fn validate_isbn(s: &str) -> Option<String> {
+pub(crate) fn validate_isbn(s: &str) -> Option<String> {
     let digits: String = s
         .chars()
         .filter(|c| !matches!(c, '-' | ' ' | '\u{2010}' | '\u{2011}'))
@@ -183,7 +183,7 @@ pub fn validate_isbn(s: &str) -> Option<String> {
 }
 
 /// A DOI found in running text.
-pub fn find_dois(text: &str) -> Vec<(Range<usize>, String)> {
+pub(crate) fn find_dois(text: &str) -> Vec<(Range<usize>, String)> {
     DOI_IN_TEXT
         .captures_iter(text)
         .filter_map(|c| {
@@ -197,7 +197,7 @@ pub fn find_dois(text: &str) -> Vec<(Range<usize>, String)> {
 }
 
 /// An `arXiv:` identifier in running text (bare ids without the prefix look like numbers).
-pub fn find_arxiv(text: &str) -> Vec<(Range<usize>, String)> {
+pub(crate) fn find_arxiv(text: &str) -> Vec<(Range<usize>, String)> {
     ARXIV_IN_TEXT
         .captures_iter(text)
         .filter_map(|c| {
@@ -209,7 +209,7 @@ pub fn find_arxiv(text: &str) -> Vec<(Range<usize>, String)> {
 }
 
 /// `ISBN …` mentions; `Err` carries the digits of one whose checksum fails.
-pub fn find_isbns(text: &str) -> Vec<(Range<usize>, Result<String, String>)> {
+pub(crate) fn find_isbns(text: &str) -> Vec<(Range<usize>, Result<String, String>)> {
     ISBN_IN_TEXT
         .captures_iter(text)
         .filter_map(|c| {
@@ -383,7 +383,7 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// Finds author–year citations; see [`AuthorYear`].
-pub fn find_author_years(text: &str) -> Vec<AuthorYear> {
+pub(crate) fn find_author_years(text: &str) -> Vec<AuthorYear> {
     let mut out = Vec::new();
     for c in PAREN.captures_iter(text) {
         let (Some(whole), Some(inner)) = (c.get(0), c.get(1)) else {

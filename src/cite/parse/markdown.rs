@@ -13,7 +13,7 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// A leaf block whose text can carry claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockKind {
+pub(crate) enum BlockKind {
     Paragraph,
     Heading,
     ListItem,
@@ -23,7 +23,7 @@ pub enum BlockKind {
 
 /// A piece of a block's visible text.
 #[derive(Debug, Clone)]
-pub struct Chunk<'a> {
+pub(crate) struct Chunk<'a> {
     /// Where the piece comes from in the report.
     pub src: Range<usize>,
     /// Its visible text; equal to the source slice when `exact`.
@@ -46,7 +46,7 @@ pub struct Cell {
 }
 
 #[derive(Debug, Clone)]
-pub struct Block<'a> {
+pub(crate) struct Block<'a> {
     pub kind: BlockKind,
     pub cell: Option<Cell>,
     pub chunks: Vec<Chunk<'a>>,
@@ -65,7 +65,7 @@ pub struct Link {
 
 /// A `[^label]` CommonMark resolved.
 #[derive(Debug, Clone)]
-pub struct FootnoteRef {
+pub(crate) struct FootnoteRef {
     pub span: Range<usize>,
     pub label: String,
     pub block: usize,
@@ -73,13 +73,13 @@ pub struct FootnoteRef {
 
 /// A definition CommonMark parsed (used to complement the line scan in `refs`).
 #[derive(Debug, Clone)]
-pub struct Definition {
+pub(crate) struct Definition {
     pub label: String,
     pub span: Range<usize>,
 }
 
 #[derive(Debug, Default)]
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     pub blocks: Vec<Block<'a>>,
     /// Code blocks and code spans, sorted and disjoint.
     pub code: Vec<Range<usize>>,
@@ -94,7 +94,7 @@ fn options() -> Options {
 }
 
 /// Runs pulldown-cmark over the report and records the layout.
-pub fn layout(src: &str) -> Layout<'_> {
+pub(crate) fn layout(src: &str) -> Layout<'_> {
     let mut out = Layout::default();
     // Indices into `out.blocks` of the blocks currently open, innermost last.
     let mut open: Vec<usize> = Vec::new();

@@ -50,7 +50,7 @@ pub enum Found {
 }
 
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub span: Range<usize>,
     pub block: usize,
     pub found: Found,
@@ -78,7 +78,7 @@ static SUP_DIGITS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*(\d{1,4}(?:\s*[,–-]\s*\d{1,4})*)\s*$").expect("regex"));
 
 /// Expands `3`, `3, 4`, `3-5`, `3–5; 7` into reference numbers.
-pub fn expand_numbers(list: &str) -> (Vec<u32>, bool) {
+pub(crate) fn expand_numbers(list: &str) -> (Vec<u32>, bool) {
     let mut numbers = Vec::new();
     let mut bad = false;
     let normalized = list.replace("and", ",").replace(';', ",");
@@ -146,7 +146,7 @@ fn regions(src: &str, layout: &Layout<'_>) -> Vec<Region> {
 
 /// `[3]`, `[3][4]`, `[3][]` that CommonMark turned into reference links because a `[3]:`
 /// definition exists: they are numeric markers, not links with the text "3".
-pub fn is_numeric_link(src: &str, span: Range<usize>, link_type: LinkType) -> bool {
+pub(crate) fn is_numeric_link(src: &str, span: Range<usize>, link_type: LinkType) -> bool {
     matches!(
         link_type,
         LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut

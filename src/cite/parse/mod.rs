@@ -29,9 +29,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::url::TextQuote;
 
-pub use ids::validate_isbn;
-pub use urls::{classify_url, strip_tracking};
-
 /// Everything found in one report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ParsedReport {

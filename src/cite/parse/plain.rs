@@ -18,7 +18,7 @@ struct Piece {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct PlainText {
+pub(crate) struct PlainText {
     pub text: String,
     pieces: Vec<Piece>,
 }
@@ -26,7 +26,7 @@ pub struct PlainText {
 /// A change to a block's visible text: the source span disappears, or is shown as the
 /// replacement (a wikilink shows its display text).
 #[derive(Debug, Clone)]
-pub struct Edit {
+pub(crate) struct Edit {
     pub span: Range<usize>,
     pub replacement: Option<String>,
 }
@@ -93,7 +93,7 @@ impl PlainText {
 
     /// Plain offset of report offset `pos`: where a removed marker would have been, or the
     /// position of a kept character.
-    pub fn to_plain(&self, pos: usize) -> usize {
+    pub(crate) fn to_plain(&self, pos: usize) -> usize {
         let i = self.pieces.partition_point(|p| p.src.end <= pos);
         match self.pieces.get(i) {
             None => self.text.len(),
@@ -103,7 +103,7 @@ impl PlainText {
     }
 
     /// Report offset where plain offset `pos` starts.
-    pub fn src_start(&self, pos: usize) -> usize {
+    pub(crate) fn src_start(&self, pos: usize) -> usize {
         let i = self.pieces.partition_point(|p| p.plain.end <= pos);
         match self.pieces.get(i) {
             None => self.pieces.last().map_or(0, |p| p.src.end),
@@ -113,7 +113,7 @@ impl PlainText {
     }
 
     /// Report offset where plain offset `pos` ends (exclusive).
-    pub fn src_end(&self, pos: usize) -> usize {
+    pub(crate) fn src_end(&self, pos: usize) -> usize {
         if pos == 0 {
             return self.pieces.first().map_or(0, |p| p.src.start);
         }

@@ -16,7 +16,7 @@ use super::{ReferenceKind, Source, ids, urls};
 
 /// A definition or list entry found in the report.
 #[derive(Debug, Clone)]
-pub struct RefEntry {
+pub(crate) struct RefEntry {
     pub kind: ReferenceKind,
     /// Footnote label, link label (lowercased) or reference number; `None` for unnumbered
     /// entries of a sources list.
@@ -29,7 +29,7 @@ pub struct RefEntry {
 
 /// What the line scan found.
 #[derive(Debug, Default)]
-pub struct RefScan {
+pub(crate) struct RefScan {
     pub entries: Vec<RefEntry>,
     /// "Sources"/"References" sections; their text is bibliography, not claims.
     pub sections: Vec<Range<usize>>,
@@ -72,7 +72,7 @@ static LEADING_AUTHOR_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Normalises a link label the way CommonMark matches them: case-insensitively with
 /// collapsed whitespace.
-pub fn normalize_label(label: &str) -> String {
+pub(crate) fn normalize_label(label: &str) -> String {
     label
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -82,7 +82,7 @@ pub fn normalize_label(label: &str) -> String {
 
 /// How surely a heading names a bibliography.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TitleKind {
+pub(crate) enum TitleKind {
     /// The whole title is a bibliography name (`References`, `参考文献`, `Literatur`).
     Exact,
     /// A short title holding such a word (`Sources of Funding`, `Key sources`): a
@@ -158,7 +158,7 @@ const EXACT_TITLES: &[&str] = &[
 
 /// Whether a heading names a bibliography, and how surely. "Notes" is deliberately absent:
 /// agent reports use it for prose that itself carries citations.
-pub fn references_title(title: &str) -> Option<TitleKind> {
+pub(crate) fn references_title(title: &str) -> Option<TitleKind> {
     let cleaned: String = title
         .chars()
         .flat_map(|c| {
@@ -198,7 +198,7 @@ fn bare_title(text: &str) -> Option<&str> {
 
 /// Whether an entry body reads as a bibliographic reference: an identifier, or an
 /// author–title–year shape (a year and a period-separated title or publisher).
-pub fn looks_like_reference(body: &str) -> bool {
+pub(crate) fn looks_like_reference(body: &str) -> bool {
     static YEAR: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?:^|[^\d])(1[5-9]\d\d|20\d\d)(?:[^\d]|$)").expect("regex"));
     has_identifier(body)
@@ -231,7 +231,7 @@ fn lines(src: &str) -> Vec<Line> {
 }
 
 /// Whether `pos` lies in one of the sorted, disjoint `ranges`.
-pub fn in_ranges(ranges: &[Range<usize>], pos: usize) -> bool {
+pub(crate) fn in_ranges(ranges: &[Range<usize>], pos: usize) -> bool {
     let i = ranges.partition_point(|r| r.end <= pos);
     ranges.get(i).is_some_and(|r| r.start <= pos)
 }
@@ -266,7 +266,7 @@ fn label_line(text: &str) -> Option<&str> {
 }
 
 /// Whether an entry body names a source the auditor can follow.
-pub fn has_identifier(body: &str) -> bool {
+pub(crate) fn has_identifier(body: &str) -> bool {
     !urls::find_urls(body).is_empty()
         || !ids::find_dois(body).is_empty()
         || !ids::find_arxiv(body).is_empty()
@@ -489,7 +489,7 @@ fn renumber_lazy(entries: &mut [RefEntry], run: &mut Vec<usize>) {
 
 /// What an entry body says: its cleaned text, title and source.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Described {
+pub(crate) struct Described {
     pub text: String,
     pub title: Option<String>,
     pub source: Source,

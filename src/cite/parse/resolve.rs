@@ -19,7 +19,7 @@ use super::{Reference, ReferenceKind, Source, UnresolvedReason, urls};
 
 /// How a marker sits in its sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Removed from the visible text; it closes the sentence before it (`… grew.[3]`).
     Closes,
     /// Part of the sentence (`[the report](url) says …`, `Smith (2021) found …`).
@@ -28,7 +28,7 @@ pub enum Mode {
 
 /// What happens to the marker's text in the claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shown {
+pub(crate) enum Shown {
     Removed,
     Kept,
     As(String),
@@ -36,7 +36,7 @@ pub enum Shown {
 
 /// One (marker, source) pair before its claim is known.
 #[derive(Debug, Clone)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub span: Range<usize>,
     pub block: usize,
     pub label: Option<String>,
@@ -59,7 +59,7 @@ fn name_words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
 }
 
-pub struct Resolver<'r> {
+pub(crate) struct Resolver<'r> {
     references: &'r [Reference],
     footnotes: HashMap<String, usize>,
     numbers: HashMap<String, usize>,

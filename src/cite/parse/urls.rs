@@ -21,7 +21,7 @@ static URL_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Bare URLs in running text, without the sentence punctuation that follows them.
-pub fn find_urls(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn find_urls(text: &str) -> Vec<Range<usize>> {
     URL_IN_TEXT
         .find_iter(text)
         .filter_map(|m| {
@@ -72,7 +72,7 @@ fn clean_query(query: Option<&str>) -> Vec<(&str, &str)> {
 
 /// Removes tracking parameters so that the same page cited from different chat sessions
 /// compares equal; everything else is kept byte for byte.
-pub fn strip_tracking(url: &str) -> String {
+pub(crate) fn strip_tracking(url: &str) -> String {
     let Some(parts) = split_url(url) else {
         return url.to_string();
     };
@@ -124,7 +124,7 @@ fn strip_fragment_tracking(fragment: &str) -> String {
 
 /// Classifies a link destination or bare URL. Also accepts `doi:` and `arXiv:` pseudo-schemes,
 /// which reports use as link targets.
-pub fn classify_url(raw: &str) -> Source {
+pub(crate) fn classify_url(raw: &str) -> Source {
     let url = raw.trim();
     let lower = url.to_ascii_lowercase();
     if let Some(rest) = lower.strip_prefix("doi:") {

@@ -32,7 +32,7 @@ impl Idf {
     }
 
     /// Adds one document to the counts.
-    pub fn add_document(&mut self, text: &str) {
+    pub(crate) fn add_document(&mut self, text: &str) {
         let stems: HashSet<String> = tokenize(text)
             .into_iter()
             .filter(Token::is_content)
@@ -45,13 +45,13 @@ impl Idf {
     }
 
     /// Number of documents counted.
-    pub fn documents(&self) -> u32 {
+    pub(crate) fn documents(&self) -> u32 {
         self.docs
     }
 
     /// BM25's IDF, `ln(1 + (N − df + ½) / (df + ½))`: positive for every word, largest for
     /// words the corpus never saw.
-    pub fn weight(&self, stem: &str) -> f64 {
+    pub(crate) fn weight(&self, stem: &str) -> f64 {
         let n = f64::from(self.docs);
         let df = f64::from(self.df.get(stem).copied().unwrap_or(0));
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()

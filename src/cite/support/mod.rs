@@ -11,11 +11,10 @@ mod score;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::text::quantities::{
-    Quantity, QuantityKind, extract as extract_quantities, found_in,
-};
+pub(crate) use crate::text::quantities::extract as extract_quantities;
+pub(crate) use crate::text::quantities::found_in;
 pub use idf::Idf;
-pub use score::{MAX_SENTENCES, SUPPORTED_AT, UNSUPPORTED_BELOW};
+pub(crate) use score::SUPPORTED_AT;
 
 /// Scores claims against evidence with a fixed IDF table.
 #[derive(Debug, Clone, Default)]

@@ -15,13 +15,13 @@ use crate::text::words::{self as tokens, Token};
 
 /// How many evidence sentences may jointly support one claim. WiCE's annotated supporting
 /// sets have one to three sentences; more makes unrelated sentences add up.
-pub const MAX_SENTENCES: usize = 3;
+pub(crate) const MAX_SENTENCES: usize = 3;
 
 /// Score at or above which a claim counts as supported (see `SupportLabel`).
-pub const SUPPORTED_AT: f64 = 0.5;
+pub(crate) const SUPPORTED_AT: f64 = 0.5;
 
 /// Score below which a claim counts as unsupported.
-pub const UNSUPPORTED_BELOW: f64 = 0.25;
+pub(crate) const UNSUPPORTED_BELOW: f64 = 0.25;
 
 /// Share of a claim an evidence sentence must cover before its figures, negations and
 /// hedges are read as being about the claim rather than about something else on the page.

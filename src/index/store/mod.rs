@@ -28,18 +28,18 @@ use serde::Serialize;
 use super::IndexError;
 
 pub use read::{Records, Store};
-pub use write::StoreWriter;
+pub(crate) use write::StoreWriter;
 
 /// Raw size of a block of `structure.rec`: zstd's ratio on it grows little past it
 /// (x2.49 at 64 KiB, x2.53 at 128 KiB on the OTT-QA dump), while every random read
 /// decodes a whole block.
-pub const BLOCK_SIZE: usize = 64 << 10;
+pub(crate) const BLOCK_SIZE: usize = 64 << 10;
 
 /// Raw size of a block of `text.rec`, whose prose gains from a longer window than
 /// structure does (on the OTT-QA dump: 47.2 MB at 128 KiB, 45.3 at 256 KiB), while a
 /// random read decodes a whole block: with 256 KiB blocks the frontier evaluation of
 /// 1,000 questions took 4.2 s of CPU against 3.7 s at 128 KiB (256-slot cache).
-pub const TEXT_BLOCK_SIZE: usize = 128 << 10;
+pub(crate) const TEXT_BLOCK_SIZE: usize = 128 << 10;
 
 /// zstd level. Measured on the OTT-QA dump's stores (text, structure): level 3 gives
 /// 47.0 and 15.8 MB in 0.54 + 0.12 s of CPU, level 5 45.3 and 15.2 MB in 1.02 + 0.29 s,

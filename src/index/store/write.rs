@@ -30,7 +30,7 @@ use super::{BLOCK_SIZE, Codec, LEVEL};
 const QUEUE: usize = 8;
 
 /// Writes records in order.
-pub struct StoreWriter<T> {
+pub(crate) struct StoreWriter<T> {
     path: PathBuf,
     block_size: usize,
     /// The current block's record bytes, and each record's end within them.
@@ -67,7 +67,7 @@ impl<T: Serialize> StoreWriter<T> {
 
     /// Creates a store whose blocks hold about `block_size` raw bytes (compressed or
     /// not as [`Codec::for_kind`] says).
-    pub fn with_block_size(
+    pub(crate) fn with_block_size(
         path: &Path,
         kind: u32,
         block_size: usize,
@@ -106,7 +106,7 @@ impl<T: Serialize> StoreWriter<T> {
 
     /// Appends a record already encoded with [`super::encode`] (lets workers do the
     /// encoding).
-    pub fn push_encoded(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+    pub(crate) fn push_encoded(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
         if !self.ends.is_empty() && self.data.len() + bytes.len() > self.block_size {
             self.flush()?;
         }
@@ -125,10 +125,6 @@ impl<T: Serialize> StoreWriter<T> {
 
     pub fn len(&self) -> usize {
         self.records as usize
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.records == 0
     }
 
     /// Writes the last block, the block table and the counts, then the footer; returns

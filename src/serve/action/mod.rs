@@ -40,7 +40,7 @@ impl ApiError {
         }
     }
 
-    pub fn bad_request(code: &str, info: impl Into<String>) -> ApiError {
+    pub(crate) fn bad_request(code: &str, info: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::BAD_REQUEST,
             ..ApiError::new(code, info)
@@ -54,7 +54,7 @@ impl ApiError {
         )
     }
 
-    pub fn bad_value(param: &str, value: &str) -> ApiError {
+    pub(crate) fn bad_value(param: &str, value: &str) -> ApiError {
         ApiError::new(
             "badvalue",
             format!("Unrecognized value for parameter \"{param}\": {value}."),
@@ -63,7 +63,7 @@ impl ApiError {
 
     /// More values than MediaWiki's limit for anonymous users: refused with 400, the
     /// request being one no real client sends.
-    pub fn too_many(param: &str, limit: usize) -> ApiError {
+    pub(crate) fn too_many(param: &str, limit: usize) -> ApiError {
         ApiError::bad_request(
             "toomanyvalues",
             format!("Too many values supplied for parameter \"{param}\". The limit is {limit}."),
@@ -111,7 +111,7 @@ impl Fv {
     }
 
     /// Text content: `{"*": text}` in version 1, `{"content": text}` in version 2.
-    pub fn content_key(self) -> &'static str {
+    pub(crate) fn content_key(self) -> &'static str {
         match self {
             Fv::V1 => "*",
             Fv::V2 => "content",
@@ -120,7 +120,7 @@ impl Fv {
 }
 
 /// One request in progress.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     pub state: &'a State,
     pub p: &'a Params,
     pub fv: Fv,
@@ -143,7 +143,7 @@ impl Ctx<'_> {
     }
 
     /// `http://host/wiki/Title_with_underscores`.
-    pub fn url_of(&self, prefixed: &str) -> String {
+    pub(crate) fn url_of(&self, prefixed: &str) -> String {
         let path: String =
             percent_encoding::utf8_percent_encode(&prefixed.replace(' ', "_"), TITLE_PATH)
                 .collect();

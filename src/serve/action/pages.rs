@@ -35,7 +35,7 @@ impl Item {
 }
 
 #[derive(Debug, Default)]
-pub struct PageSet {
+pub(crate) struct PageSet {
     pub items: Vec<Item>,
     pub normalized: Vec<(String, String)>,
     /// (from, to, fragment)
@@ -68,7 +68,7 @@ impl PageSet {
     }
 
     /// Titles as a client wrote them.
-    pub fn add_titles(&mut self, cx: &Ctx, titles: &[String]) -> Result<(), ApiError> {
+    pub(crate) fn add_titles(&mut self, cx: &Ctx, titles: &[String]) -> Result<(), ApiError> {
         let index = cx.index();
         for t in titles {
             let (title, n) = match index.lookup(t) {
@@ -105,7 +105,7 @@ impl PageSet {
     }
 
     /// Page ids; unknown ones are reported in `badpageids`.
-    pub fn add_ids(&mut self, cx: &Ctx, ids: &[String]) -> Result<(), ApiError> {
+    pub(crate) fn add_ids(&mut self, cx: &Ctx, ids: &[String]) -> Result<(), ApiError> {
         for id in ids {
             let n = id
                 .trim()
@@ -126,7 +126,7 @@ impl PageSet {
     }
 
     /// Pages a generator produced, as (namespace, DB key).
-    pub fn add_keys(&mut self, cx: &Ctx, keys: &[(i32, String)]) -> Result<(), ApiError> {
+    pub(crate) fn add_keys(&mut self, cx: &Ctx, keys: &[(i32, String)]) -> Result<(), ApiError> {
         for (ns, dbkey) in keys {
             match cx.index().find(*ns, dbkey) {
                 Some(n) => self.push_page(cx, n)?,
@@ -141,7 +141,7 @@ impl PageSet {
     }
 
     /// Replaces each redirect by the page its chain ends on, recording every hop.
-    pub fn follow_redirects(&mut self, cx: &Ctx) -> Result<(), ApiError> {
+    pub(crate) fn follow_redirects(&mut self, cx: &Ctx) -> Result<(), ApiError> {
         let index = cx.index();
         let items = std::mem::take(&mut self.items);
         for item in items {
@@ -255,7 +255,7 @@ impl PageSet {
     }
 
     /// The `pages` member: each item with what the props added to it.
-    pub fn pages_json(
+    pub(crate) fn pages_json(
         &self,
         fv: Fv,
         extra: &mut std::collections::HashMap<usize, Map<String, Value>>,

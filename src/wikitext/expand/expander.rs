@@ -220,7 +220,7 @@ impl State {
     }
 
     /// The expansion being computed depends on the page's title.
-    pub fn page_dependent(&mut self) {
+    pub(crate) fn page_dependent(&mut self) {
         if let Some(c) = self.captures.last_mut() {
             c.page_dependent = true;
         }
@@ -228,7 +228,7 @@ impl State {
 
     /// The expansion being computed hit a limit or a loop, or depends on state of the
     /// page: it must not be reused elsewhere.
-    pub fn uncacheable(&mut self) {
+    pub(crate) fn uncacheable(&mut self) {
         if let Some(c) = self.captures.last_mut() {
             c.uncacheable = true;
         }
@@ -253,35 +253,35 @@ impl State {
         self.warnings.push(w);
     }
 
-    pub fn record_template(&mut self, ns: i32, dbkey: &str) {
+    pub(crate) fn record_template(&mut self, ns: i32, dbkey: &str) {
         self.record(Effect::Template(ns, dbkey.to_string()));
     }
 
-    pub fn record_existence_link(&mut self, ns: i32, dbkey: &str) {
+    pub(crate) fn record_existence_link(&mut self, ns: i32, dbkey: &str) {
         self.record(Effect::ExistenceLink(ns, dbkey.to_string()));
     }
 
-    pub fn record_invoke(&mut self, module: &str) {
+    pub(crate) fn record_invoke(&mut self, module: &str) {
         self.record(Effect::Invoke(module.to_string()));
     }
 
-    pub fn default_sort_key(&self) -> Option<&str> {
+    pub(crate) fn default_sort_key(&self) -> Option<&str> {
         self.default_sort.as_deref()
     }
 
-    pub fn set_default_sort(&mut self, key: &str) {
+    pub(crate) fn set_default_sort(&mut self, key: &str) {
         self.record(Effect::DefaultSort(key.to_string()));
     }
 
     /// Warns that `#invoke` was not run.
-    pub fn lua_unavailable(&mut self, module: &str) {
+    pub(crate) fn lua_unavailable(&mut self, module: &str) {
         self.warn(Warning::LuaUnavailable {
             module: module.to_string(),
         });
     }
 
     /// Warns that the page's Lua instruction budget ran out.
-    pub fn lua_timeout(&mut self, module: &str) {
+    pub(crate) fn lua_timeout(&mut self, module: &str) {
         self.warn(Warning::LuaTimeout {
             module: module.to_string(),
         });
@@ -295,7 +295,7 @@ impl State {
     }
 
     /// Records a module's error (the message cut to a readable length).
-    pub fn script_error(&mut self, module: &str, message: &str) {
+    pub(crate) fn script_error(&mut self, module: &str, message: &str) {
         let message: String = message.chars().take(300).collect();
         self.warn(Warning::ScriptError {
             module: module.to_string(),
@@ -304,11 +304,11 @@ impl State {
     }
 
     /// Lua instructions the page has run.
-    pub fn lua_used(&self) -> u64 {
+    pub(crate) fn lua_used(&self) -> u64 {
         self.counters.lua
     }
 
-    pub fn set_lua_used(&mut self, used: u64) {
+    pub(crate) fn set_lua_used(&mut self, used: u64) {
         self.counters.lua = used;
     }
 }
@@ -360,7 +360,7 @@ impl<'a, 's> FnCall<'a, 's> {
     }
 
     /// Like [`Self::arg`], `None` when the argument is absent.
-    pub fn arg_opt(&self, st: &mut State, i: usize) -> Option<String> {
+    pub(crate) fn arg_opt(&self, st: &mut State, i: usize) -> Option<String> {
         (i < self.len()).then(|| self.arg(st, i))
     }
 
@@ -378,7 +378,7 @@ impl<'a, 's> FnCall<'a, 's> {
     }
 
     /// Spends work units (see [`super::Limits::work`]); `false` once the budget is gone.
-    pub fn spend(&self, st: &mut State, units: u64) -> bool {
+    pub(crate) fn spend(&self, st: &mut State, units: u64) -> bool {
         self.ex.tick(st, units)
     }
 
@@ -391,7 +391,7 @@ impl<'a, 's> FnCall<'a, 's> {
     }
 
     /// Counts an expensive call on `title` (see [`Expander::expensive_call`]).
-    pub fn expensive(&self, st: &mut State, ns: i32, dbkey: &str) -> bool {
+    pub(crate) fn expensive(&self, st: &mut State, ns: i32, dbkey: &str) -> bool {
         self.ex.expensive_call(st, ns, dbkey)
     }
 }
@@ -454,7 +454,7 @@ impl<'s> Expander<'s> {
     }
 
     /// Whether the dump has page `ns:dbkey` (the template or module a call needs).
-    pub fn has_page(&self, ns: i32, dbkey: &str) -> bool {
+    pub(crate) fn has_page(&self, ns: i32, dbkey: &str) -> bool {
         self.source.exists(ns, dbkey)
     }
 
@@ -605,7 +605,7 @@ impl<'s> Expander<'s> {
     /// MediaWiki runs one Lua engine per parse, so the modules compiled and the
     /// `mw.loadData` tables loaded for the page serve its pieces too (each `#invoke`
     /// still gets a fresh module environment).
-    pub fn expand_in_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
+    pub(crate) fn expand_in_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
         let nodes = preprocess::preprocess(text);
         let mut st = State::new(ns, dbkey);
         st.counters.work += text.len() as u64 / 16;

@@ -42,7 +42,7 @@ impl ExprError {
     /// ParserFunctions' message key and parameter for this error: how it is written in
     /// the content language (see `messages.rs`); [`Display`](std::fmt::Display) gives
     /// the English.
-    pub fn message_key(&self) -> (&'static str, Option<String>) {
+    pub(crate) fn message_key(&self) -> (&'static str, Option<String>) {
         use ExprError::*;
         match self {
             StackExhausted => ("pfunc_expr_stack_exhausted", None),
@@ -380,7 +380,7 @@ pub fn evaluate(expr: &str) -> Result<String, ExprError> {
 }
 
 /// Whether an expression is true for `{{#ifexpr:…}}`: an empty expression is false.
-pub fn truthy(expr: &str) -> Result<bool, ExprError> {
+pub(crate) fn truthy(expr: &str) -> Result<bool, ExprError> {
     let v = evaluate_values(expr)?;
     Ok(match v.as_slice() {
         [] => false,

@@ -48,7 +48,7 @@ impl<'a> Frame<'a> {
     }
 
     /// Whether `title` is this frame's template or one of its callers' (a loop).
-    pub fn in_chain(&self, title: &(i32, String)) -> bool {
+    pub(crate) fn in_chain(&self, title: &(i32, String)) -> bool {
         let mut f = Some(self);
         while let Some(frame) = f {
             if frame.title.as_ref() == Some(title) {

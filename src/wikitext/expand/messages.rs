@@ -129,13 +129,13 @@ impl Messages {
     }
 
     /// Month `m` (1–12) as `F` writes it.
-    pub fn month_name(&self, m: u8) -> &str {
+    pub(crate) fn month_name(&self, m: u8) -> &str {
         let i = usize::from(m.clamp(1, 12)) - 1;
         self.text(MONTH_KEYS[i], MONTHS[i])
     }
 
     /// Month `m` in the genitive (`xg`, `{{CURRENTMONTHNAMEGEN}}`): the name in English.
-    pub fn month_genitive(&self, m: u8) -> &str {
+    pub(crate) fn month_genitive(&self, m: u8) -> &str {
         let i = usize::from(m.clamp(1, 12)) - 1;
         self.messages
             .get(&format!("{}-gen", MONTH_KEYS[i].trim_end_matches("_long")))
@@ -143,26 +143,26 @@ impl Messages {
     }
 
     /// Month `m` abbreviated (`M`).
-    pub fn month_abbrev(&self, m: u8) -> &str {
+    pub(crate) fn month_abbrev(&self, m: u8) -> &str {
         let i = usize::from(m.clamp(1, 12)) - 1;
         self.text(MONTH_ABBREV_KEYS[i], &MONTHS[i][..3])
     }
 
     /// Weekday `d` (0 = Sunday) as `l` writes it.
-    pub fn day_name(&self, d: u8) -> &str {
+    pub(crate) fn day_name(&self, d: u8) -> &str {
         let i = usize::from(d.min(6));
         self.text(DAY_KEYS[i], DAYS[i])
     }
 
     /// Weekday `d` abbreviated (`D`).
-    pub fn day_abbrev(&self, d: u8) -> &str {
+    pub(crate) fn day_abbrev(&self, d: u8) -> &str {
         let i = usize::from(d.min(6));
         self.text(DAY_ABBREV_KEYS[i], &DAYS[i][..3])
     }
 }
 
 /// `$1`… → `params[0]`…, in one pass (a parameter's own `$2` stays as written).
-pub fn substitute(text: &str, params: &[&str]) -> String {
+pub(crate) fn substitute(text: &str, params: &[&str]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(p) = rest.find('$') {

@@ -31,8 +31,9 @@ use serde::{Deserialize, Serialize};
 use crate::siteinfo::SiteInfo;
 
 pub use expander::Expander;
-pub use expr::{ExprError, evaluate as evaluate_expr};
-pub use messages::{DateFormats, Messages, MessagesError};
+pub use expr::evaluate as evaluate_expr;
+pub use messages::Messages;
+pub(crate) use messages::MessagesError;
 
 /// Where template texts come from. Namespaces are numbers, titles DB keys (underscores).
 pub trait TemplateSource {

@@ -2,12 +2,12 @@
 //! strings, float-to-string conversion, URL encodings, `wfEscapeWikiText`.
 
 /// PHP's `trim` (space, tab, LF, CR, NUL, vertical tab) — not Unicode whitespace.
-pub fn php_trim(s: &str) -> &str {
+pub(crate) fn php_trim(s: &str) -> &str {
     s.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0b'])
 }
 
 /// ASCII case-insensitive prefix test.
-pub fn starts_with_ci(s: &str, prefix: &str) -> bool {
+pub(crate) fn starts_with_ci(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
@@ -58,7 +58,7 @@ fn integer(s: &str) -> Option<i64> {
 }
 
 /// PHP 8's `$a == $b` for two strings: numerically when both are numeric strings.
-pub fn loose_eq(a: &str, b: &str) -> bool {
+pub(crate) fn loose_eq(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -72,7 +72,7 @@ pub fn loose_eq(a: &str, b: &str) -> bool {
 }
 
 /// A float as PHP prints it (`precision` = 14): `0.33333333333333`, `1.0E+25`, `-0`.
-pub fn float_to_string(v: f64) -> String {
+pub(crate) fn float_to_string(v: f64) -> String {
     if v.is_nan() {
         return "NAN".to_string();
     }
@@ -129,22 +129,22 @@ fn percent_encode(s: &str, keep: &[u8], plus: bool) -> String {
 }
 
 /// PHP's `urlencode`: space → `+`, everything but `A-Za-z0-9-_.` percent-encoded.
-pub fn urlencode(s: &str) -> String {
+pub(crate) fn urlencode(s: &str) -> String {
     percent_encode(s, b"-_.", true)
 }
 
 /// PHP's `rawurlencode`: like [`urlencode`] but space → `%20` and `~` kept.
-pub fn rawurlencode(s: &str) -> String {
+pub(crate) fn rawurlencode(s: &str) -> String {
     percent_encode(s, b"-_.~", false)
 }
 
 /// `wfUrlencode`: [`urlencode`] with `;@$!*(),/~:` left readable.
-pub fn wf_urlencode(s: &str) -> String {
+pub(crate) fn wf_urlencode(s: &str) -> String {
     percent_encode(s, b"-_.;@$!*(),/~:", true)
 }
 
 /// `htmlspecialchars` with `ENT_QUOTES`.
-pub fn htmlspecialchars(s: &str) -> String {
+pub(crate) fn htmlspecialchars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -161,7 +161,7 @@ pub fn htmlspecialchars(s: &str) -> String {
 
 /// `wfEscapeWikiText`: characters that would be read as markup become character
 /// references, so that a page name shows as itself (`{{PAGENAME}}` of `A'b` is `A&#39;b`).
-pub fn escape_wikitext(s: &str) -> String {
+pub(crate) fn escape_wikitext(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len() + 8);
     let mut i = 0;

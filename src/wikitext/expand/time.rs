@@ -6,7 +6,7 @@ use time::{Date, Duration, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::messages::Messages;
 
-pub const MONTHS: [&str; 12] = [
+pub(crate) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -21,7 +21,7 @@ pub const MONTHS: [&str; 12] = [
     "December",
 ];
 
-pub const DAYS: [&str; 7] = [
+pub(crate) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",

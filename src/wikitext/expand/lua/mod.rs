@@ -43,7 +43,7 @@ const TIMEOUT_MESSAGE: &str = "The time allocated for running scripts has expire
 
 /// Why a Lua state could not be set up.
 #[derive(Debug, thiserror::Error)]
-pub enum LuaSetupError {
+pub(crate) enum LuaSetupError {
     #[error("Lua state: {0}")]
     Lua(#[from] mlua::Error),
 }

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 /// Why a pattern could not be matched.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum PatternError {
+pub(crate) enum PatternError {
     #[error("malformed pattern ({0})")]
     Malformed(&'static str),
     #[error("invalid capture index")]
@@ -31,7 +31,7 @@ const MAX_DEPTH: u32 = 200;
 
 /// One capture: a range of the subject, or a position capture `()` (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Capture {
+pub(crate) enum Capture {
     Text(usize, usize),
     Position(usize),
 }
@@ -448,7 +448,7 @@ pub fn find(
 }
 
 /// The pattern without its anchor, and whether it had one.
-pub fn split_anchor(pattern: &[char], gmatch: bool) -> (bool, &[char]) {
+pub(crate) fn split_anchor(pattern: &[char], gmatch: bool) -> (bool, &[char]) {
     match pattern.first() {
         Some('^') if !gmatch => (true, &pattern[1..]),
         _ => (false, pattern),
@@ -457,7 +457,7 @@ pub fn split_anchor(pattern: &[char], gmatch: bool) -> (bool, &[char]) {
 
 /// Matches `pattern` (anchor already removed) at exactly character `si`; `steps` is
 /// the matcher work spent so far by the calling search (bounded by [`MAX_STEPS`]).
-pub fn match_at(
+pub(crate) fn match_at(
     s: &[char],
     pattern: &[char],
     si: usize,
@@ -488,7 +488,7 @@ pub fn match_at(
 }
 
 /// Characters special in patterns: a pattern without them matches literally.
-pub fn is_plain(pattern: &[char]) -> bool {
+pub(crate) fn is_plain(pattern: &[char]) -> bool {
     !pattern.iter().any(|c| "^$*+?.([%-".contains(*c))
 }
 
