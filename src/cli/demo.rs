@@ -221,6 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             ops: wikiwit::frontier::Op::DEFAULT.to_vec(),
             limit: 3,
             row_ratio: wikiwit::frontier::planner::ROW_RATIO,
+            page_weight: wikiwit::frontier::planner::PAGE_WEIGHT,
             rules: Default::default(),
         },
     )?;
