@@ -48,7 +48,7 @@ pub fn siblings(
 
     let page = crate::query::find_page(index, title)?;
     let mut targets = vec![page.number];
-    targets.extend(index.redirects_to(page.number));
+    targets.extend(index.redirects_to(page.number)?);
     let keys: Vec<(i32, String)> = targets
         .iter()
         .map(|&t| index.page(t).map(|r| (r.ns, r.dbkey)))
@@ -60,7 +60,7 @@ pub fn siblings(
     };
     let mut list_pages = Vec::new();
     let mut found: BTreeMap<u32, Vec<Together>> = BTreeMap::new();
-    for src in index.inlinks_with_redirects(page.number) {
+    for src in index.inlinks_with_redirects(page.number)? {
         let srec = index.page(src)?;
         let source = index.display_title(&srec);
         if srec.list_page {

@@ -15,7 +15,7 @@ use wikiwit::dump::Dump;
 use wikiwit::redirect::{self, RedirectSyntax};
 use wikiwit::title::{InterwikiProfile, TitleCodec};
 use wikiwit::wikitext::analyze;
-use wikiwit::wikitext::expand::{ExpandConfig, Expander, TemplateSource};
+use wikiwit::wikitext::expand::{ExpandConfig, Expander, PageRevision, TemplateSource};
 
 use crate::util::*;
 
@@ -34,6 +34,8 @@ pub(crate) struct Wiki {
     pub(crate) articles: Vec<String>,
     /// Newest revision time (Unix seconds): the pinned "now".
     pub(crate) newest: i64,
+    /// Each page's revision, for the `REVISION…` variables.
+    pub(crate) revisions: HashMap<(i32, String), PageRevision>,
 }
 
 impl TemplateSource for Wiki {
@@ -58,6 +60,7 @@ pub(crate) fn load(dump: &Dump, codec: &TitleCodec, lang: &str) -> Wiki {
         redirects: HashMap::new(),
         articles: Vec::new(),
         newest: 0,
+        revisions: HashMap::new(),
     };
     let cancel = AtomicBool::new(false);
     dump.pages(
@@ -74,16 +77,23 @@ pub(crate) fn load(dump: &Dump, codec: &TitleCodec, lang: &str) -> Wiki {
             )
             .map(|t| t.unix_timestamp())
             .unwrap_or(0);
+            let revision = PageRevision {
+                page_id: raw.id,
+                rev_id: Some(raw.rev_id),
+                timestamp: time,
+                size: Some(raw.text.len() as u64),
+            };
             Ok((
                 t.map(|t| (t.ns, t.dbkey)),
                 target,
                 raw.text.into_owned(),
-                time,
+                (time, revision),
             ))
         },
-        |(title, target, text, time)| {
+        |(title, target, text, (time, revision))| {
             wiki.newest = wiki.newest.max(time);
             if let Some(key) = title {
+                wiki.revisions.insert(key.clone(), revision);
                 if key.0 == 0 {
                     wiki.articles.push(key.1.clone());
                 }

@@ -307,6 +307,18 @@ fn a_build_killed_at_any_phase_leaves_the_previous_index_intact() {
     assert_eq!(export(&index, "pages"), new);
 }
 
+/// Runs `args` on `index` (it must succeed), then again with one bit of `file` flipped
+/// in its middle: the command must refuse with exit 2, no panic, and a message naming
+/// the file and holding each of `wants`. The file is restored afterwards.
+fn refused_when_damaged(index: &Path, file: &str, args: &[&str], wants: &[&str]) {
+    let path = index.join(file);
+    ok(wikiwit().args(args).arg("--index").arg(index));
+    let original = flip(&path);
+    let wants: Vec<&str> = [file].into_iter().chain(wants.iter().copied()).collect();
+    refused(wikiwit().args(args).arg("--index").arg(index), &wants);
+    std::fs::write(&path, original).unwrap();
+}
+
 /// A flipped byte inside a block of a record store, which queries read without the
 /// whole-file check of `info --verify`: every command reading that block refuses with
 /// exit 2 and a message naming the file, the block and its bytes.
@@ -323,15 +335,43 @@ fn query_commands_refuse_a_damaged_block() {
         ("structure.rec", &["infobox", "Danube"]),
         ("text.rec", &["text", "Danube"]),
     ];
+    // The file's middle is inside its one block (the table and trailer are short).
     for (file, args) in cases {
-        let path = index.join(file);
-        ok(wikiwit().args(args).arg("--index").arg(&index));
-        // The file's middle is inside its one block (the table and trailer are short).
-        let original = flip(&path);
-        refused(
-            wikiwit().args(args).arg("--index").arg(&index),
-            &[file, "block 0", "bytes ", "CRC-32"],
-        );
-        std::fs::write(&path, original).unwrap();
+        refused_when_damaged(&index, file, args, &["block 0", "bytes ", "CRC-32"]);
+    }
+}
+
+/// A flipped byte in the title maps and adjacency files, which queries read a few bytes
+/// at a time: the title maps are checked whole when opened, the adjacency files chunk
+/// by chunk as rows are read; either way the command refuses with exit 2 and names the
+/// file instead of answering from damaged bytes.
+#[test]
+fn query_commands_refuse_damaged_title_maps_and_adjacency_files() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &[]);
+    let europe = "Category:Rivers of Europe";
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        ("titles.fst", &["resolve", "Danube"], &["CRC-32"]),
+        ("categories.fst", &["category", europe], &["CRC-32"]),
+        (
+            "links-in.csr",
+            &["links", "--in", "Danube"],
+            &["chunk 0", "CRC-32"],
+        ),
+        (
+            "redirects-to.csr",
+            &["page", "Danube"],
+            &["chunk 0", "CRC-32"],
+        ),
+        (
+            "category-members.csr",
+            &["category", europe],
+            &["chunk 0", "CRC-32"],
+        ),
+        ("links-out.csr", &["siblings", "Danube"], &["CRC-32"]),
+    ];
+    for (file, args, wants) in cases {
+        refused_when_damaged(&index, file, args, wants);
     }
 }

@@ -453,6 +453,33 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     assert_eq!(f["answer_in_row"], Value::Null);
     assert_eq!(f["pages"][0]["title"], "Russia");
 
+    // A question whose word is the subject of an age comparison ("which one is
+    // older") asks which row: the key cell of each kept row answers.
+    let q =
+        "Of the rivers that flow into the Caspian Sea and cross Kazakhstan, which one is older?";
+    let f = plan_rivers(index, q);
+    assert_eq!(f["pages"], serde_json::json!([]));
+    let a = &f["answer_in_row"];
+    assert_eq!(a["asked"], "is older");
+    assert_eq!(a["col"], 0);
+    assert_eq!(a["rows"][0], 13);
+    assert_eq!(a["values"][0], "Ural");
+    assert!(why_rejected(&f, "Ural (river)").contains("(is older)"));
+    let f = plan(
+        index,
+        &[
+            "--seed",
+            "List of transboundary rivers",
+            "--table",
+            "1",
+            "--no-answer-in-row",
+            "--query",
+            q,
+        ],
+    );
+    assert_eq!(f["answer_in_row"], Value::Null);
+    assert_eq!(f["pages"][0]["title"], "Ural (river)");
+
     // No frontier page is unexplained, whatever the operators and the question.
     for (seed, q) in [
         (
@@ -486,6 +513,67 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
             assert!(!r["why"].as_str().unwrap().is_empty());
         }
     }
+}
+
+#[test]
+fn page_weight_scales_the_page_part_of_a_row_score() {
+    let index = rivers_index();
+    let q = "Which river that flows into the Caspian Sea crosses Russia and Kazakhstan?";
+    let with = |w: &str| {
+        plan(
+            index,
+            &[
+                "--seed",
+                "List of transboundary rivers",
+                "--table",
+                "1",
+                "--page-weight",
+                w,
+                "--query",
+                q,
+            ],
+        )
+    };
+    // A kept row's score is its own score plus the weight times its best page's score
+    // (at least the Ural page's); the row's own score does not change with the weight.
+    let row = |f: &Value| {
+        let u = &f["units"][0];
+        assert_eq!(u["locator"], "List of transboundary rivers#Table 1 row 13");
+        let p = by_title(&f["pages"], "Ural (river)");
+        (
+            u["score"].as_f64().unwrap(),
+            p["row_score"].as_f64().unwrap(),
+            p["page_score"].as_f64().unwrap(),
+        )
+    };
+    let (s0, own, _) = row(&with("0"));
+    assert!((s0 - own).abs() < 1e-9, "{s0} {own}");
+    let (half, own_half, ural) = row(&with("0.5"));
+    let (full, own_full, _) = row(&with("1"));
+    assert!((own_half - own).abs() < 1e-9 && (own_full - own).abs() < 1e-9);
+    assert!(
+        ural > 0.0 && full - own >= ural - 1e-9,
+        "{full} {own} {ural}"
+    );
+    assert!(
+        ((full - own) - 2.0 * (half - own)).abs() < 1e-9,
+        "{half} {full}"
+    );
+    // A weight below 0 is refused: exit 2, naming it.
+    let o = wikiwit()
+        .args([
+            "frontier",
+            "--seed",
+            "List of transboundary rivers",
+            "--query",
+            q,
+        ])
+        .args(["--page-weight=-1", "--index"])
+        .arg(index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("page weight"), "{}", stderr(&o));
 }
 
 #[test]
@@ -756,13 +844,14 @@ fn eval_frontier_folds_choose_settings_on_training_folds_only() {
         .sum::<f64>()
         / 8.0;
     assert!((r["held_out_pages"]["f1"].as_f64().unwrap() - weighted).abs() < 1e-12);
-    // Every setting of the grid is scored in-sample: row ratios with each rule on and
-    // off, the defaults first.
+    // Every setting of the grid is scored in-sample: row ratios and page weights with
+    // each rule on and off, the defaults first.
     let grid = r["grid"].as_array().unwrap();
-    assert_eq!(grid.len(), 12);
+    assert_eq!(grid.len(), 36);
     assert_eq!(grid[0]["settings"]["row_ratio"], 0.8);
+    assert_eq!(grid[0]["settings"]["page_weight"], 0.7);
     let on = |g: &Value| g["settings"]["rules"]["answer_in_row"] == true;
-    assert_eq!(grid.iter().filter(|g| on(g)).count(), 6);
+    assert_eq!(grid.iter().filter(|g| on(g)).count(), 18);
     // Here the rule turns the wrongly-empty instance to 0 and the empty-gold one is
     // missed either way ("how long" names no column); with the rule off it proposes
     // Russia, so no setting with the rule on beats the best with it off on all 8.

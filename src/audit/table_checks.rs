@@ -438,7 +438,7 @@ fn provenance(
             && c.sources[s.index].role.as_deref() == Some("list")
             && let Some(p) = s.page
         {
-            for l in ctx.resolver.index().outlinks(p) {
+            for l in ctx.resolver.index().outlinks(p)? {
                 expanded.insert(crate::locator::final_page(ctx.resolver.index(), l)?);
             }
         }

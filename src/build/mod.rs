@@ -192,7 +192,7 @@ fn to_page(
     let (title, timestamp) = checked_title(&raw, loc, ctx)?;
     let mut warnings = Vec::new();
     let target = redirect_target(&raw, ctx, &mut warnings);
-    let (structure, text) = analyzed(&raw, &title, ctx, expander, &mut warnings);
+    let (structure, text) = analyzed(&raw, (&title, timestamp), ctx, expander, &mut warnings);
     let (text_bytes, docs) = match ctx.docs {
         None => (Vec::new(), Vec::new()),
         Some(maker) => {
@@ -340,7 +340,7 @@ fn redirect_target(raw: &RawPage<'_>, ctx: &Ctx<'_>, warnings: &mut Vec<Warning>
 /// another content model or a `--pages-only` build.
 fn analyzed(
     raw: &RawPage<'_>,
-    title: &Title,
+    (title, timestamp): (&Title, i64),
     ctx: &Ctx<'_>,
     expander: Option<&Expander<'_>>,
     warnings: &mut Vec<Warning>,
@@ -349,6 +349,12 @@ fn analyzed(
     match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
         (true, with_text) if expander.is_some() => {
             let ex = expander.expect("checked by the guard");
+            ex.set_revision(Some(wikitext::expand::PageRevision {
+                page_id: raw.id,
+                rev_id: Some(raw.rev_id),
+                timestamp,
+                size: Some(raw.text.len() as u64),
+            }));
             let a = wikitext::expanded::analyze_expanded(
                 &raw.text,
                 title.ns,

@@ -256,6 +256,7 @@ fn source_frontier(out: &mut dyn Write, index: &Index) -> anyhow::Result<()> {
             ops: wikiwit::frontier::Op::DEFAULT.to_vec(),
             limit: 3,
             row_ratio: wikiwit::frontier::planner::ROW_RATIO,
+            page_weight: wikiwit::frontier::planner::PAGE_WEIGHT,
             rules: Default::default(),
         },
     )?;

@@ -36,6 +36,9 @@ pub struct FrontierArgs {
     /// The planner's row ratio (see `wikiwit frontier --row-ratio`).
     #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
     row_ratio: f64,
+    /// The planner's page weight (see `wikiwit frontier --page-weight`).
+    #[arg(long, default_value_t = wikiwit::frontier::planner::PAGE_WEIGHT)]
+    page_weight: f64,
     /// Propose pages even when the question asks for a column of the row it picks.
     #[arg(long)]
     no_answer_in_row: bool,
@@ -76,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let settings = PlannerSettings {
         limit: a.limit,
         row_ratio: a.row_ratio,
+        page_weight: a.page_weight,
         rules: Rules {
             answer_in_row: !a.no_answer_in_row,
             named_page_identifies: !a.keep_named_pages,
@@ -188,8 +192,9 @@ fn print_paired(
 fn settings_text(s: &PlannerSettings) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     format!(
-        "row ratio {}, answer-in-row {}, named page identifies {}",
+        "row ratio {}, page weight {}, answer-in-row {}, named page identifies {}",
         s.row_ratio,
+        s.page_weight,
         on(s.rules.answer_in_row),
         on(s.rules.named_page_identifies)
     )

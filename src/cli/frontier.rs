@@ -43,6 +43,9 @@ pub struct Args {
     /// Keep rows scoring at least this fraction of the best row.
     #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
     row_ratio: f64,
+    /// Weight of a row's best page's score in the row's score (its own text counts 1).
+    #[arg(long, default_value_t = wikiwit::frontier::planner::PAGE_WEIGHT)]
+    page_weight: f64,
     /// Propose pages even when the question asks for a column of the row it picks (the
     /// row then already holds the answer and the frontier is empty).
     #[arg(long)]
@@ -87,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         ops,
         limit: args.limit,
         row_ratio: args.row_ratio,
+        page_weight: args.page_weight,
         rules: Rules {
             answer_in_row: !args.no_answer_in_row,
             named_page_identifies: !args.keep_named_pages,

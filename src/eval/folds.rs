@@ -26,21 +26,27 @@ pub(crate) const SEED: u64 = 20_261_201;
 /// Row ratios tried, the default first.
 pub(crate) const ROW_RATIOS: [f64; 3] = [0.8, 0.7, 0.9];
 
-/// The settings tried: every row ratio with each rule on and off, `base`'s limit; the
-/// defaults come first, so a tie keeps them.
+/// Page weights tried, the default first.
+pub(crate) const PAGE_WEIGHTS: [f64; 3] = [0.7, 1.0, 0.5];
+
+/// The settings tried: every row ratio and page weight with each rule on and off,
+/// `base`'s limit; the defaults come first, so a tie keeps them.
 pub fn grid(base: PlannerSettings) -> Vec<PlannerSettings> {
     let mut out = Vec::new();
     for answer_in_row in [true, false] {
         for named_page_identifies in [true, false] {
-            for row_ratio in ROW_RATIOS {
-                out.push(PlannerSettings {
-                    row_ratio,
-                    rules: Rules {
-                        answer_in_row,
-                        named_page_identifies,
-                    },
-                    ..base
-                });
+            for page_weight in PAGE_WEIGHTS {
+                for row_ratio in ROW_RATIOS {
+                    out.push(PlannerSettings {
+                        row_ratio,
+                        page_weight,
+                        rules: Rules {
+                            answer_in_row,
+                            named_page_identifies,
+                        },
+                        ..base
+                    });
+                }
             }
         }
     }

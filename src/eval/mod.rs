@@ -191,6 +191,7 @@ pub(crate) fn canonical_title(index: &Index, t: &str) -> String {
 pub struct PlannerSettings {
     pub limit: usize,
     pub row_ratio: f64,
+    pub page_weight: f64,
     pub rules: Rules,
 }
 
@@ -199,6 +200,7 @@ impl Default for PlannerSettings {
         PlannerSettings {
             limit: 10,
             row_ratio: frontier::planner::ROW_RATIO,
+            page_weight: frontier::planner::PAGE_WEIGHT,
             rules: Rules::default(),
         }
     }
@@ -284,6 +286,7 @@ pub(crate) fn plan_options(inst: &Instance, settings: PlannerSettings) -> PlanOp
         ops: Op::DEFAULT.to_vec(),
         limit: settings.limit,
         row_ratio: settings.row_ratio,
+        page_weight: settings.page_weight,
         rules: settings.rules,
     }
 }

@@ -337,7 +337,7 @@ pub(crate) fn sibling_list_of(
         });
         Ok(())
     };
-    for src in index.inlinks_with_redirects(page.number) {
+    for src in index.inlinks_with_redirects(page.number)? {
         let title = index.display_title(&index.page(src)?);
         list(
             &mut out,
@@ -358,7 +358,7 @@ pub(crate) fn sibling_list_of(
     }
     for c in &s.categories {
         let name = index.codec().prefixed_text(NS_CATEGORY, &c.dbkey);
-        for m in index.category_members(&c.dbkey).unwrap_or_default() {
+        for m in index.category_members(&c.dbkey)?.unwrap_or_default() {
             list(
                 &mut out,
                 m,
@@ -577,7 +577,7 @@ impl<'a> EntityNames<'a> {
         };
         if is_disambiguation(index, t.page)? {
             let mut options: Vec<(u32, String)> = Vec::new();
-            for o in index.outlinks(t.page) {
+            for o in index.outlinks(t.page)? {
                 let rec = index.page(o)?;
                 if rec.ns == NS_MAIN
                     && let Some(ot) = target_of(index, o, &rec)?

@@ -27,8 +27,8 @@ use serde::Serialize;
 
 use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
 use super::question::{
-    AskedFor, NamedColumn, Superlative, asked_column, asked_for, named_columns, names_title,
-    superlative,
+    AskedFor, NamedColumn, Superlative, asked_column, asked_for, asks_which_row, named_columns,
+    names_title, superlative,
 };
 use super::rows::{cell_locator, row_locator};
 use super::texts::{PageTexts, TextCache};
@@ -104,6 +104,8 @@ pub struct PlanOptions {
     pub limit: usize,
     /// Rows scoring at least this fraction of the best row are kept ([`ROW_RATIO`]).
     pub row_ratio: f64,
+    /// The weight of a row's best page's score in the row's score ([`PAGE_WEIGHT`]).
+    pub page_weight: f64,
     /// Which of the planner's rules apply.
     pub rules: Rules,
 }
@@ -134,6 +136,12 @@ impl Default for Rules {
 /// floor) are kept by default: a question singles out one row, but a comparison ("the
 /// older of …") or a near tie names a few.
 pub const ROW_RATIO: f64 = 0.8;
+/// A row's score is its own text's score plus this fraction of its best page's score
+/// for the words the row leaves unexplained: both name the row, but a page's text says
+/// much besides what the question means by the row, so a match there is weaker
+/// evidence than the same match in the row's own cells (chosen by `eval frontier
+/// --folds 5` on dev-1000, see docs/frontier.md).
+pub const PAGE_WEIGHT: f64 = 0.7;
 /// Pages whose row-plus-page score reaches this fraction of the best page are kept.
 pub(crate) const PAGE_RATIO: f64 = 0.8;
 /// Sibling, category and outlink candidates have no row; only their own text is scored.
@@ -244,6 +252,12 @@ fn plan_with(
         return Err(FrontierError::BadRequest(format!(
             "the row ratio must be in (0, 1], not {}",
             opts.row_ratio
+        )));
+    }
+    if !(opts.page_weight >= 0.0 && opts.page_weight.is_finite()) {
+        return Err(FrontierError::BadRequest(format!(
+            "the page weight must be a finite number ≥ 0, not {}",
+            opts.page_weight
         )));
     }
     let searcher = index.searcher()?;
@@ -515,7 +529,10 @@ impl Planning<'_> {
                 page_part[i] = page_part[i].max(p);
             }
         }
-        let mut scores: Vec<f64> = own.iter().zip(&page_part).map(|(r, p)| r + p).collect();
+        // The row's own words name it more surely than its page's: a page says much
+        // besides what the question means by the row, so its match counts for less.
+        let w = self.opts.page_weight;
+        let mut scores: Vec<f64> = own.iter().zip(&page_part).map(|(r, p)| r + w * p).collect();
         let labels: Vec<Vec<Option<String>>> = self
             .seed
             .s
@@ -797,6 +814,15 @@ impl Planning<'_> {
         asked_for(&self.opts.query, &self.seed.page.title)
             .filter(AskedFor::names_a_thing)
             .and_then(|a| answered_by_row(self.seed, &scored.labels, &kept_rows, &a))
+            .or_else(|| {
+                // "Which one is older": the row's entity is the answer; its key cell
+                // names it.
+                let words = asks_which_row(&self.opts.query)?;
+                let table = kept_rows.first()?.0;
+                let key = self.seed.rows(table - 1).key?;
+                let label = scored.labels.get(table - 1)?.get(key).cloned().flatten();
+                row_answer(self.seed, &kept_rows, key, label.unwrap_or_default(), words)
+            })
     }
 
     /// One entry per page, its best occurrence, best first, up to the limit; a page kept
@@ -830,9 +856,8 @@ impl Planning<'_> {
     }
 }
 
-/// Whether the kept rows answer the question themselves: they are rows of one table
-/// (a list item has no columns), the question's wh-phrase names a column of that table,
-/// and every kept row has a value there.
+/// Whether the kept rows answer the question themselves: the question's wh-phrase names
+/// a column of their table, and [`row_answer`] finds the answer there.
 fn answered_by_row(
     seed: &Seed,
     labels: &[Vec<Option<String>>],
@@ -840,26 +865,40 @@ fn answered_by_row(
     asked: &AskedFor,
 ) -> Option<AnswerInRow> {
     let table = kept_rows.first()?.0;
+    let col = asked_column(asked, labels.get(table - 1)?, &seed.page.title)?;
+    let head: Vec<&str> = asked.head.iter().map(|t| t.folded.as_str()).collect();
+    let words = format!("{} … {}", asked.wh, head.join(" "));
+    row_answer(seed, kept_rows, col.col, col.label, words)
+}
+
+/// The kept rows' cells in column `col`, when the kept rows are rows of one table and
+/// every one of them has a value there: the answer the rows hold.
+fn row_answer(
+    seed: &Seed,
+    kept_rows: &[(usize, usize)],
+    col: usize,
+    label: String,
+    asked: String,
+) -> Option<AnswerInRow> {
+    let table = kept_rows.first()?.0;
     if kept_rows.iter().any(|&(t, _)| t != table) {
         return None;
     }
-    let col = asked_column(asked, labels.get(table - 1)?, &seed.page.title)?;
     let rows = &seed.rows(table - 1).rows;
     let values = kept_rows
         .iter()
         .map(|&(_, r)| {
-            let cell = rows.get(r)?.cells.iter().find(|c| c.col == col.col)?;
+            let cell = rows.get(r)?.cells.iter().find(|c| c.col == col)?;
             let v = cell.text.trim();
             (!v.is_empty()).then(|| v.to_string())
         })
         .collect::<Option<Vec<String>>>()?;
-    let head: Vec<&str> = asked.head.iter().map(|t| t.folded.as_str()).collect();
     Some(AnswerInRow {
         table,
         rows: kept_rows.iter().map(|&(_, r)| r).collect(),
-        col: col.col,
-        label: col.label,
-        asked: format!("{} … {}", asked.wh, head.join(" ")),
+        col,
+        label,
+        asked,
         values,
     })
 }

@@ -170,6 +170,62 @@ pub(crate) fn asked_for(query: &str, seed_title: &str) -> Option<AskedFor> {
     })
 }
 
+/// Words that compare the rows' entities by age.
+const AGE_WORDS: [&str; 5] = ["oldest", "youngest", "eldest", "older", "younger"];
+
+/// Words that, after "born", put the rows' entities in order of birth.
+const BIRTH_ORDER: [&str; 8] = [
+    "first", "second", "third", "last", "earliest", "earlier", "latest", "later",
+];
+
+/// Whether the question asks which of its rows is the oldest or youngest ("which one
+/// **is older**", "who **is the youngest** …", "which printmaker … **was born first**"):
+/// its predicate compares the rows' entities by age, so what it asks for is the entity
+/// itself, which the row's key cell names. Only a comparison that the question word
+/// is the subject of counts: after a copula ("is the oldest") or "born" ("born
+/// second"), not inside a clause about something else ("attended the 4th-oldest
+/// university"), and only after "which" or "who" ("what is the nationality of the
+/// oldest …" asks for something of the row, not the row). Returns the words that
+/// compare.
+pub(crate) fn asks_which_row(query: &str) -> Option<String> {
+    let tokens = tokenize(query);
+    let i = tokens.iter().position(|t| {
+        matches!(
+            t.folded.as_str(),
+            "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how"
+        )
+    })?;
+    if !matches!(tokens[i].folded.as_str(), "which" | "who" | "whom") {
+        return None;
+    }
+    let words = |j: usize, k: usize| -> String {
+        tokens[j..=k]
+            .iter()
+            .map(|t| t.folded.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    (i + 1..tokens.len()).find_map(|j| {
+        let next = |k: usize| tokens.get(k).map(|t| t.folded.as_str());
+        match tokens[j].folded.as_str() {
+            "is" | "was" | "are" | "were" | "be" => {
+                let k = if next(j + 1) == Some("the") {
+                    j + 2
+                } else {
+                    j + 1
+                };
+                next(k)
+                    .filter(|w| AGE_WORDS.contains(w))
+                    .map(|_| words(j, k))
+            }
+            "born" => next(j + 1)
+                .filter(|w| BIRTH_ORDER.contains(w))
+                .map(|_| words(j, j + 1)),
+            _ => None,
+        }
+    })
+}
+
 /// The column the question asks for, when its wh-phrase names one: the first label
 /// sharing a word (stem) with the phrase's head ("capacity" names "Capacity";
 /// "postcode district" names "Postcode district ( s )"). Words of the seed's title name
@@ -742,6 +798,45 @@ mod tests {
         let q =
             "What date did the 1924 Summer Olympics event take place that had 169 participants ?";
         assert_eq!(asked(q, &l, "Hungary at the 1924 Summer Olympics"), Some(0));
+    }
+
+    #[test]
+    fn a_comparison_of_the_rows_by_age_asks_for_the_row_itself() {
+        // OTT-QA dev questions (seeds "1990 AFL draft", "2016–17 A.C. ChievoVerona
+        // season", a "List of … people" page): the question word is the subject of
+        // an age comparison, so the answer is which row.
+        for (q, words) in [
+            (
+                "Of the players selected 9th and 8th at the 1990 AFL draft , which one is older ?",
+                "is older",
+            ),
+            (
+                "Of the first and second pick at the 1990 AFL draft , which one was born second ?",
+                "born second",
+            ),
+            (
+                "In the 2016–17 A.C. ChievoVerona season , who is the oldest Italian defender transferred out ?",
+                "is the oldest",
+            ),
+            (
+                "Which printmaker that made it to the list of people , is youngest ?",
+                "is youngest",
+            ),
+        ] {
+            assert_eq!(asks_which_row(q).as_deref(), Some(words), "{q}");
+        }
+        // Something of the oldest row is asked, or the age word describes another
+        // thing than the rows, or "born" is not followed by an order: a page answers.
+        for q in [
+            "What is the nationality of the oldest Columbus Crew SC forward to be transferred out in 2015 ?",
+            "When was the oldest player drafted by the Toronto Maple Leafs in '93 born ?",
+            "Of the 2017 Washington Redskins draft athletes who play the cornerback position , which one attended the 4th-oldest university in California ?",
+            "Which sport did the youngest Gold medal athlete from India participate in ?",
+            "Which player was born in 1990 ?",
+            "Who was the first European to see the country ?",
+        ] {
+            assert_eq!(asks_which_row(q), None, "{q}");
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! links or none: fixed 8-byte offsets were most of these files on the OTT-QA dump
 //! (1.47 MB of its 2.5 MB of out-links), and deltas of sorted page numbers take one to
 //! three bytes instead of four. A row costs a scan of at most `GROUP` length bytes and a
-//! decode of its own values.
+//! decode of its own values. The bytes a row is read from are checked against the
+//! file's chunk table first ([`FramedFile::check`]): a damaged file gives an error
+//! naming it, not a wrong list of pages.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -85,7 +87,7 @@ pub fn write(path: &Path, kind: u32, rows: &[Vec<u32>]) -> Result<u64, IndexErro
         lens.extend_from_slice(&enc.len_buf);
         values.extend_from_slice(&enc.row_buf);
     }
-    let mut w = FramedWriter::create(path, kind)?;
+    let mut w = FramedWriter::create_chunked(path, kind)?;
     w.write(&enc.header())?;
     w.write(&groups)?;
     w.write(&lens)?;
@@ -182,7 +184,7 @@ impl CsrWriter {
         for part in [&mut self.groups, &mut self.lens, &mut self.values] {
             part.flush()?;
         }
-        let mut w = FramedWriter::create(&self.path, self.kind)?;
+        let mut w = FramedWriter::create_chunked(&self.path, self.kind)?;
         w.write(&self.enc.header())?;
         w.copy_file(&self.groups.path)?;
         w.copy_file(&self.lens.path)?;
@@ -212,6 +214,7 @@ impl Csr {
         if body.len() < HEADER {
             return Err(corrupt("adjacency file too short"));
         }
+        file.check(0..HEADER)?;
         let u64_at = |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().expect("8 bytes"));
         let (rows, lens_len, values_len) = (u64_at(0), u64_at(8), u64_at(16));
         let groups = rows.div_ceil(GROUP as u64);
@@ -245,10 +248,16 @@ impl Csr {
             comment: format!("row {i} is out of the file's bounds"),
         };
         let entry = HEADER + (i / GROUP) * ENTRY;
+        self.file.check(entry..entry + ENTRY)?;
         let u64_at = |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().expect("8 bytes"));
         let (lens_off, values_off) = (u64_at(entry), u64_at(entry + 8));
         let lens = body.get(self.lens_at..self.values_at).ok_or_else(corrupt)?;
-        let mut at = lens.get(lens_off as usize..).ok_or_else(corrupt)?;
+        let group = lens.get(lens_off as usize..).ok_or_else(corrupt)?;
+        // A group's lengths take at most a varint's 10 bytes each.
+        let first = self.lens_at + lens_off as usize;
+        self.file
+            .check(first..first + group.len().min(GROUP * varint::MAX_LEN))?;
+        let mut at = group;
         let mut start = values_off;
         for _ in 0..i % GROUP {
             start += varint::get(&mut at).map_err(|_| corrupt())?;
@@ -256,7 +265,12 @@ impl Csr {
         let len = varint::get(&mut at).map_err(|_| corrupt())?;
         let values = &body[self.values_at..];
         let end = start.checked_add(len).ok_or_else(corrupt)?;
-        values.get(start as usize..end as usize).ok_or_else(corrupt)
+        let row = values
+            .get(start as usize..end as usize)
+            .ok_or_else(corrupt)?;
+        self.file
+            .check(self.values_at + start as usize..self.values_at + end as usize)?;
+        Ok(row)
     }
 
     /// Row `i` (empty when out of range); an error if the file is damaged there.
@@ -285,12 +299,6 @@ impl Csr {
             out.push(v);
         }
         Ok(out)
-    }
-
-    /// Row `i` (empty when out of range or unreadable: [`Csr::verify`] and
-    /// [`Csr::try_row`] report damage).
-    pub fn row(&self, i: usize) -> Vec<u32> {
-        self.try_row(i).unwrap_or_default()
     }
 
     pub fn verify(&self) -> Result<(), IndexError> {
@@ -348,7 +356,7 @@ mod tests {
         for (i, r) in rows.iter().enumerate() {
             assert_eq!(&csr.try_row(i).unwrap(), r, "row {i}");
         }
-        assert!(csr.row(rows.len()).is_empty());
+        assert!(csr.try_row(rows.len()).unwrap().is_empty());
     }
 
     #[test]
@@ -368,5 +376,39 @@ mod tests {
         }
         let err = write(&dir.path().join("bad.csr"), 4, &[vec![3, 2]]).unwrap_err();
         assert!(err.to_string().contains("not sorted"), "{err}");
+    }
+
+    /// A flipped byte fails only the rows read from its chunk: the others still read,
+    /// and every row of the damaged chunk is an error naming the chunk.
+    #[test]
+    fn a_damaged_chunk_fails_the_rows_read_from_it() {
+        let rows: Vec<Vec<u32>> = (0..40_000u32)
+            .map(|i| (0..8).map(|j| i * 1_000 + j * 97).collect())
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.csr");
+        write(&path, 4, &rows).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Three chunks in (well inside the values stream), one bit.
+        let at = 3 * crate::index::file::CHUNK + 100;
+        bytes[at] ^= 0x08;
+        std::fs::write(&path, &bytes).unwrap();
+        let csr = Csr::open(&path, 4).unwrap();
+        let (mut good, mut bad) = (0, 0);
+        for (i, r) in rows.iter().enumerate() {
+            match csr.try_row(i) {
+                Ok(row) => {
+                    assert_eq!(&row, r, "row {i}");
+                    good += 1;
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains("chunk 3") && msg.contains("g.csr"), "{msg}");
+                    bad += 1;
+                }
+            }
+        }
+        assert!(good > 30_000 && bad > 0, "{good} rows read, {bad} refused");
+        assert!(csr.verify().is_err());
     }
 }

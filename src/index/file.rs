@@ -3,11 +3,17 @@
 //!
 //! The header lets a reader refuse a file from another format version or of the wrong
 //! kind before interpreting a byte; the footer catches truncation on open and corruption
-//! on `wikiwit verify`.
+//! on `wikiwit info --verify`.
+//!
+//! A file read a little at a time by queries (the adjacency lists, gigabytes on
+//! English Wikipedia) also carries a CRC-32 per [`CHUNK`] bytes, so that the bytes a
+//! query reads are checked before they are believed ([`FramedFile::check`]) without
+//! reading the whole file: each chunk is checked the first time it is touched.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::Mmap;
 
@@ -16,7 +22,41 @@ use super::{FORMAT_VERSION, IndexError};
 const MAGIC: &[u8; 8] = b"WIKIWIT\0";
 const FOOTER_MAGIC: &[u8; 8] = b"WWEND\0\0\0";
 pub(crate) const HEADER_LEN: usize = 16;
-pub(crate) const FOOTER_LEN: usize = 24;
+/// CRC-32 of the content and chunk table, CRC-32 of the chunk table, where the content
+/// ends (`u64`), the file's length (`u64`), the footer magic.
+pub(crate) const FOOTER_LEN: usize = 32;
+
+/// Bytes covered by one entry of a file's chunk table: one random read checks at most a
+/// few of them (tens of microseconds), and the table costs 4 bytes per 64 KiB.
+pub(crate) const CHUNK: usize = 64 << 10;
+
+/// The CRC-32 of each [`CHUNK`] of a file as it is written.
+#[derive(Default)]
+struct Chunks {
+    crcs: Vec<u32>,
+    current: crc32fast::Hasher,
+    filled: usize,
+}
+
+impl Chunks {
+    fn update(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let n = bytes.len().min(CHUNK - self.filled);
+            self.current.update(&bytes[..n]);
+            self.filled += n;
+            bytes = &bytes[n..];
+            if self.filled == CHUNK {
+                self.close();
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        let done = std::mem::take(&mut self.current);
+        self.crcs.push(done.finalize());
+        self.filled = 0;
+    }
+}
 
 /// Writes a framed file, computing the CRC as bytes go out.
 pub(crate) struct FramedWriter {
@@ -24,16 +64,34 @@ pub(crate) struct FramedWriter {
     out: BufWriter<File>,
     crc: crc32fast::Hasher,
     len: u64,
+    chunks: Option<Chunks>,
 }
 
 impl FramedWriter {
+    /// A file checked as a whole (`info --verify`): one its readers check in their own
+    /// units (the record stores' blocks) or in full on opening (the title maps).
     pub fn create(path: &Path, kind: u32) -> Result<FramedWriter, IndexError> {
+        Self::create_with(path, kind, None)
+    }
+
+    /// A file with a chunk table, for readers that check what they read
+    /// ([`FramedFile::check`]).
+    pub(crate) fn create_chunked(path: &Path, kind: u32) -> Result<FramedWriter, IndexError> {
+        Self::create_with(path, kind, Some(Chunks::default()))
+    }
+
+    fn create_with(
+        path: &Path,
+        kind: u32,
+        chunks: Option<Chunks>,
+    ) -> Result<FramedWriter, IndexError> {
         let file = File::create(path).map_err(|e| IndexError::io(path, e))?;
         let mut w = FramedWriter {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 20, file),
             crc: crc32fast::Hasher::new(),
             len: 0,
+            chunks,
         };
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
@@ -49,6 +107,9 @@ impl FramedWriter {
     }
 
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+        if let Some(c) = &mut self.chunks {
+            c.update(bytes);
+        }
         self.crc.update(bytes);
         self.len += bytes.len() as u64;
         self.out
@@ -71,14 +132,25 @@ impl FramedWriter {
         }
     }
 
-    /// Writes the footer and syncs the file to disk.
+    /// Writes the chunk table (if any), the footer, and syncs the file to disk.
     pub fn finish(mut self) -> Result<u64, IndexError> {
+        let content = self.len;
+        let mut table = Vec::new();
+        if let Some(mut c) = self.chunks.take() {
+            if c.filled > 0 {
+                c.close();
+            }
+            table = c.crcs.iter().flat_map(|x| x.to_le_bytes()).collect();
+            self.write(&table)?;
+        }
         let crc = self.crc.clone().finalize();
         let total = self.len + FOOTER_LEN as u64;
         let mut footer = [0u8; FOOTER_LEN];
         footer[..4].copy_from_slice(&crc.to_le_bytes());
-        footer[8..16].copy_from_slice(&total.to_le_bytes());
-        footer[16..24].copy_from_slice(FOOTER_MAGIC);
+        footer[4..8].copy_from_slice(&crc32fast::hash(&table).to_le_bytes());
+        footer[8..16].copy_from_slice(&content.to_le_bytes());
+        footer[16..24].copy_from_slice(&total.to_le_bytes());
+        footer[24..32].copy_from_slice(FOOTER_MAGIC);
         self.out
             .write_all(&footer)
             .map_err(|e| IndexError::io(&self.path, e))?;
@@ -95,6 +167,12 @@ impl FramedWriter {
 pub(crate) struct FramedFile {
     path: PathBuf,
     map: Mmap,
+    /// Where the content ends (the chunk table, if any, follows it).
+    content: usize,
+    /// The chunk table's entries (empty for a file without one).
+    table: std::ops::Range<usize>,
+    /// One bit per chunk already checked.
+    checked: Box<[AtomicU64]>,
 }
 
 impl FramedFile {
@@ -125,22 +203,82 @@ impl FramedFile {
             )));
         }
         let f = &map[map.len() - FOOTER_LEN..];
-        let total = u64::from_le_bytes(f[8..16].try_into().expect("8 bytes"));
-        if &f[16..24] != FOOTER_MAGIC || total != map.len() as u64 {
+        let u64_at = |at: usize| u64::from_le_bytes(f[at..at + 8].try_into().expect("8 bytes"));
+        let (content, total) = (u64_at(8), u64_at(16));
+        if &f[24..32] != FOOTER_MAGIC || total != map.len() as u64 {
             return Err(corrupt(format!(
                 "truncated or overwritten (footer says {total} bytes, file has {})",
                 map.len()
             )));
         }
+        let end = map.len() - FOOTER_LEN;
+        let content = usize::try_from(content)
+            .ok()
+            .filter(|&c| (HEADER_LEN..=end).contains(&c))
+            .ok_or_else(|| corrupt(format!("content end {content} outside the file")))?;
+        let table = content..end;
+        let entries = table.len() / 4;
+        if !table.is_empty() && (table.len() % 4 != 0 || entries != content.div_ceil(CHUNK)) {
+            return Err(corrupt(format!(
+                "a chunk table of {} bytes for {content} bytes of content",
+                table.len()
+            )));
+        }
+        let stored = u32::from_le_bytes(f[4..8].try_into().expect("4 bytes"));
+        let actual = crc32fast::hash(&map[table.clone()]);
+        if stored != actual {
+            return Err(corrupt(format!(
+                "the chunk table fails its CRC-32 (stored {stored:08x}, computed {actual:08x})"
+            )));
+        }
         Ok(FramedFile {
             path: path.to_path_buf(),
             map,
+            content,
+            checked: (0..entries.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            table,
         })
+    }
+
+    /// Checks the chunks holding `range` of the body against the chunk table, each
+    /// chunk once per opening; a file without a table passes (its readers check it
+    /// otherwise). A range reaching past the body is the caller's to refuse.
+    pub fn check(&self, range: std::ops::Range<usize>) -> Result<(), IndexError> {
+        if self.table.is_empty() || range.is_empty() {
+            return Ok(());
+        }
+        let start = (HEADER_LEN + range.start).min(self.content);
+        let end = (HEADER_LEN + range.end).min(self.content);
+        for k in start / CHUNK..end.div_ceil(CHUNK) {
+            let (word, bit) = (&self.checked[k / 64], 1u64 << (k % 64));
+            if word.load(Ordering::Relaxed) & bit != 0 {
+                continue;
+            }
+            let bytes = &self.map[k * CHUNK..((k + 1) * CHUNK).min(self.content)];
+            let at = self.table.start + 4 * k;
+            let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
+            let actual = crc32fast::hash(bytes);
+            if stored != actual {
+                return Err(IndexError::DataCorruption {
+                    path: self.path.clone(),
+                    comment: format!(
+                        "chunk {k} (bytes {}–{}) fails its CRC-32 (stored {stored:08x}, \
+                         computed {actual:08x})",
+                        k * CHUNK,
+                        k * CHUNK + bytes.len()
+                    ),
+                });
+            }
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     /// The payload between header and footer.
     pub fn body(&self) -> &[u8] {
-        &self.map[HEADER_LEN..self.map.len() - FOOTER_LEN]
+        &self.map[HEADER_LEN..self.content]
     }
 
     pub fn path(&self) -> &Path {

@@ -37,7 +37,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// File names inside an index directory.
 pub mod files {
@@ -407,63 +407,61 @@ impl Index {
         })
     }
 
-    /// Pages page `n` links to (direct targets; a redirect page counts as itself).
-    /// Empty on a `--pages-only` index (see [`Index::require_parsed`]).
-    pub fn outlinks(&self, n: u32) -> Vec<u32> {
+    /// Row `n` of one of the adjacency files (empty on a `--pages-only` index, see
+    /// [`Index::require_parsed`]), or the damage found in the bytes it is read from.
+    fn adjacency(&self, file: fn(&Parsed) -> &Csr, n: u32) -> Result<Vec<u32>, IndexError> {
         self.parsed
             .as_ref()
-            .map_or_else(Vec::new, |p| p.links_out.row(n as usize))
+            .map_or(Ok(Vec::new()), |p| file(p).try_row(n as usize))
     }
 
-    /// Pages linking to page `n` directly (empty on a `--pages-only` index).
-    pub fn inlinks(&self, n: u32) -> Vec<u32> {
-        self.without_shadowed(
-            self.parsed
-                .as_ref()
-                .map_or_else(Vec::new, |p| p.links_in.row(n as usize)),
-        )
+    /// Pages page `n` links to (direct targets; a redirect page counts as itself).
+    pub fn outlinks(&self, n: u32) -> Result<Vec<u32>, IndexError> {
+        self.adjacency(|p| &p.links_out, n)
     }
 
-    /// Redirect pages whose chain ends on page `n` (empty on a `--pages-only` index).
-    pub(crate) fn redirects_to(&self, n: u32) -> Vec<u32> {
-        self.without_shadowed(
-            self.parsed
-                .as_ref()
-                .map_or_else(Vec::new, |p| p.redirects_to.row(n as usize)),
-        )
+    /// Pages linking to page `n` directly.
+    pub fn inlinks(&self, n: u32) -> Result<Vec<u32>, IndexError> {
+        Ok(self.without_shadowed(self.adjacency(|p| &p.links_in, n)?))
+    }
+
+    /// Redirect pages whose chain ends on page `n`.
+    pub(crate) fn redirects_to(&self, n: u32) -> Result<Vec<u32>, IndexError> {
+        Ok(self.without_shadowed(self.adjacency(|p| &p.redirects_to, n)?))
     }
 
     /// Pages linking to page `n` directly or through one of its redirects.
-    pub(crate) fn inlinks_with_redirects(&self, n: u32) -> Vec<u32> {
-        let mut all = self.inlinks(n);
-        for r in self.redirects_to(n) {
-            all.extend(self.inlinks(r));
+    pub(crate) fn inlinks_with_redirects(&self, n: u32) -> Result<Vec<u32>, IndexError> {
+        let mut all = self.inlinks(n)?;
+        for r in self.redirects_to(n)? {
+            all.extend(self.inlinks(r)?);
         }
         all.sort_unstable();
         all.dedup();
-        all
+        Ok(all)
     }
 
     /// Pages linking to a title that has no page.
-    pub(crate) fn red_inlinks(&self, ns: i32, dbkey: &str) -> Vec<u32> {
+    pub(crate) fn red_inlinks(&self, ns: i32, dbkey: &str) -> Result<Vec<u32>, IndexError> {
         let Some(p) = &self.parsed else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         match p.red_titles.get(ns, dbkey) {
-            Some(r) => self.without_shadowed(p.red_in.row(r as usize)),
-            None => Vec::new(),
+            Some(r) => Ok(self.without_shadowed(p.red_in.try_row(r as usize)?)),
+            None => Ok(Vec::new()),
         }
     }
 
     /// Members of the category `dbkey` (no namespace prefix); `None` if no page is in it.
-    pub(crate) fn category_members(&self, dbkey: &str) -> Option<Vec<u32>> {
-        let p = self.parsed.as_ref()?;
-        let members = self.without_shadowed(
-            p.categories
-                .get_raw(dbkey.as_bytes())
-                .map(|c| p.category_members.row(c as usize))?,
-        );
-        (!members.is_empty()).then_some(members)
+    pub(crate) fn category_members(&self, dbkey: &str) -> Result<Option<Vec<u32>>, IndexError> {
+        let Some(p) = &self.parsed else {
+            return Ok(None);
+        };
+        let Some(c) = p.categories.get_raw(dbkey.as_bytes()) else {
+            return Ok(None);
+        };
+        let members = self.without_shadowed(p.category_members.try_row(c as usize)?);
+        Ok((!members.is_empty()).then_some(members))
     }
 
     /// The plain text of page number `n` (`None` if the index was built with

@@ -288,8 +288,13 @@ impl TitleMap {
         Self::open_kind(path, KIND)
     }
 
+    /// Opens a map of `kind`, checking the whole file's CRC-32 first: an fst lookup
+    /// can touch any byte of its shard and cannot be checked piecewise, and reading a
+    /// damaged fst gives wrong pages or a panic. The check reads the map once per
+    /// opening, at the speed of `crc32fast`.
     pub(crate) fn open_kind(path: &Path, kind: u32) -> Result<TitleMap, IndexError> {
         let file = FramedFile::open(path, kind)?;
+        file.verify()?;
         let corrupt = |comment: String| IndexError::DataCorruption {
             path: path.to_path_buf(),
             comment,

@@ -3,6 +3,9 @@
 
 use std::io::{BufRead, Read};
 
+/// The longest encoding of a `u64`: ten 7-bit groups.
+pub(crate) const MAX_LEN: usize = 10;
+
 pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);

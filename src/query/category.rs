@@ -26,7 +26,7 @@ pub fn category(index: &Index, name: &str) -> Result<CategoryView, QueryError> {
             "{name:?} is not in the category namespace"
         )));
     }
-    let members = index.category_members(&t.dbkey).ok_or_else(|| {
+    let members = index.category_members(&t.dbkey)?.ok_or_else(|| {
         QueryError::NotFound(format!(
             "no page is in category {:?}",
             t.dbkey.replace('_', " ")

@@ -105,6 +105,16 @@ pub fn expand_text_with(
         config.messages = m;
     }
     let expander = Expander::new(&lookup, codec, config);
+    // As MediaWiki's expandtemplates: a preview of the titled page, which has its page
+    // id but no revision yet, at the pinned current time.
+    if let Some(n) = index.find(t.ns, &t.dbkey) {
+        expander.set_revision(Some(crate::wikitext::expand::PageRevision {
+            page_id: index.page(n)?.id,
+            rev_id: None,
+            timestamp: build_date(index),
+            size: None,
+        }));
+    }
     let e = expander.expand_page(t.ns, &t.dbkey, text);
     let name = |(ns, k): &(i32, String)| codec.prefixed_text(*ns, k);
     Ok(ExpandView {

@@ -124,14 +124,14 @@ pub fn inlinks(
     let page = find_page(index, title)?;
     let mut targets = vec![(page.number, None)];
     if !direct_only {
-        for r in index.redirects_to(page.number) {
+        for r in index.redirects_to(page.number)? {
             targets.push((r, Some(index.display_title(&index.page(r)?))));
         }
     }
     let mut out = Vec::new();
     for (t, via) in targets {
         let trec = index.page(t)?;
-        for src in index.inlinks(t) {
+        for src in index.inlinks(t)? {
             let srec = index.page(src)?;
             let s = index.structure(src)?;
             let mut contexts: Vec<Context> = s

@@ -66,7 +66,7 @@ pub fn summary(index: &Index, title: &str) -> Result<PageSummary, QueryError> {
         .collect();
     categories.dedup();
     let redirects = index
-        .redirects_to(page.number)
+        .redirects_to(page.number)?
         .into_iter()
         .map(|r| index.page(r).map(|p| index.display_title(&p)))
         .collect::<Result<Vec<_>, _>>()?;
@@ -120,7 +120,7 @@ pub fn summary(index: &Index, title: &str) -> Result<PageSummary, QueryError> {
             .into_iter()
             .map(|(c, n)| (c.as_str().to_string(), n))
             .collect(),
-        inlinks: index.inlinks_with_redirects(page.number).len(),
+        inlinks: index.inlinks_with_redirects(page.number)?.len(),
         redirects,
         warnings: s.warnings.clone(),
         page,

@@ -207,6 +207,7 @@ pub fn frontier(index: &Index, i: &FrontierIn) -> Result<Value, ToolError> {
         ops,
         limit: i.limit.unwrap_or(10),
         row_ratio: ROW_RATIO,
+        page_weight: crate::frontier::planner::PAGE_WEIGHT,
         rules: crate::frontier::planner::Rules::default(),
     };
     match crate::frontier::plan(index, &opts) {

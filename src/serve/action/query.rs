@@ -790,8 +790,8 @@ fn backlinks(cx: &Ctx, key: Key, out: &mut Listed) -> Result<(), ApiError> {
         (None, None) => return Err(ApiError::missing(&key("title"))),
     };
     let mut sources = match target {
-        Some(n) => index.inlinks(n),
-        None => index.red_inlinks(ns_t, &dbkey),
+        Some(n) => index.inlinks(n)?,
+        None => index.red_inlinks(ns_t, &dbkey)?,
     };
     let mut recs = Vec::with_capacity(sources.len());
     for s in sources.drain(..) {
@@ -849,7 +849,7 @@ fn category_members(cx: &Ctx, key: Key, out: &mut Listed) -> Result<(), ApiError
             "The category name you entered is not valid.",
         ));
     }
-    let members = index.category_members(&t.dbkey).unwrap_or_default();
+    let members = index.category_members(&t.dbkey)?.unwrap_or_default();
     let ns = namespaces(cx, &key("namespace"), None)?;
     let types = match p.get(&key("type")) {
         Some(_) => p.choices(&key("type"), &["page", "subcat", "file"])?,

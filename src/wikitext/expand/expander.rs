@@ -329,6 +329,8 @@ pub struct Expander<'s> {
     fetched_bytes: Cell<usize>,
     /// The Lua state of the page being expanded.
     lua: super::lua::PageLuaCell,
+    /// The revision of the page being expanded, when the caller knows it.
+    revision: Cell<Option<super::PageRevision>>,
 }
 
 /// A parser function call: its name was matched, its first argument (after the colon)
@@ -434,6 +436,7 @@ impl<'s> Expander<'s> {
             fetched: RefCell::new(FxHashMap::default()),
             cache: RefCell::new(FxHashMap::default()),
             page_cache: RefCell::new(FxHashMap::default()),
+            revision: Cell::new(None),
             cache_bytes: Cell::new(0),
             fetched_bytes: Cell::new(0),
             lua: Default::default(),
@@ -589,6 +592,16 @@ impl<'s> Expander<'s> {
                     .then(|| attempt(st, &format!("#{lower}")))
                     .flatten()
             })
+    }
+
+    /// Sets the revision the next pages expand as (until set again): the build passes
+    /// each page's, `expand --title` the titled page's.
+    pub fn set_revision(&self, revision: Option<super::PageRevision>) {
+        self.revision.set(revision);
+    }
+
+    pub(super) fn revision(&self) -> Option<super::PageRevision> {
+        self.revision.get()
     }
 
     /// Expands `text` as the content of page (`ns`, `dbkey`) — what MediaWiki's parser

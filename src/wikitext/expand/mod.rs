@@ -21,6 +21,7 @@ mod messages;
 mod parser_functions;
 mod php;
 mod plural;
+mod special_pages;
 mod time;
 mod variables;
 
@@ -196,6 +197,20 @@ pub enum Warning {
     /// tracking category).
     #[error("script error in {module}: {message}")]
     ScriptError { module: String, message: String },
+}
+
+/// The revision of the page being expanded, for `{{REVISIONID}}`, `{{REVISIONYEAR}}`,
+/// `{{PAGEID}}` and their siblings. MediaWiki gives the values of the revision it
+/// renders (in a dump, the page's one revision); a preview, as `action=expandtemplates`
+/// is, has no revision id or size yet and takes the current time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRevision {
+    pub page_id: u64,
+    pub rev_id: Option<u64>,
+    /// Seconds since the Unix epoch (UTC).
+    pub timestamp: i64,
+    /// The wikitext's length in bytes.
+    pub size: Option<u64>,
 }
 
 /// A page as MediaWiki's parser sees it after template expansion.

@@ -196,8 +196,11 @@ fn if_exist(fc: &FnCall<'_, '_>, st: &mut State, text: &str) -> bool {
     let Ok(t) = fc.codec().parse(text, NS_MAIN) else {
         return false;
     };
-    if t.interwiki.is_some() || t.ns == NS_SPECIAL {
+    if t.interwiki.is_some() {
         return false;
+    }
+    if t.ns == NS_SPECIAL {
+        return super::special_pages::exists(&t.dbkey);
     }
     if !fc.expensive(st, t.ns, &t.dbkey) {
         return false;

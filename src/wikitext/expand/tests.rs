@@ -602,3 +602,46 @@ fn node_count_and_size_limits_warn() {
 
 #[path = "lua_tests.rs"]
 mod lua_tests;
+
+/// `REVISION…` and `PAGEID` give the revision the caller set, per page, and a template
+/// using them is not reused from another page's expansion.
+#[test]
+fn revision_variables_follow_the_page_being_expanded() {
+    let src = Pages::new(&[("Template:Rev", "{{REVISIONID}}/{{PAGEID}}")]);
+    let ex = Expander::new(&src, &src.codec, config());
+    let text = "{{REVISIONYEAR}}-{{REVISIONMONTH}}-{{REVISIONDAY2}} {{REVISIONMONTH1}}/\
+                {{REVISIONDAY}} {{REVISIONTIMESTAMP}} {{REVISIONSIZE}} {{Rev}} [{{REVISIONUSER}}]";
+    assert_eq!(ex.expand_page(0, "A", text).text, "-- /   / []");
+    ex.set_revision(Some(PageRevision {
+        page_id: 12,
+        rev_id: Some(7_000_123),
+        timestamp: 1_488_499_200 + 3_723, // 2017-03-03 01:02:03 UTC
+        size: Some(2_048),
+    }));
+    assert_eq!(
+        ex.expand_page(0, "A", text).text,
+        "2017-03-03 3/3 20170303010203 2048 7000123/12 []"
+    );
+    ex.set_revision(Some(PageRevision {
+        page_id: 13,
+        rev_id: None,
+        timestamp: NOW,
+        size: None,
+    }));
+    // A preview: no revision id or size.
+    assert_eq!(
+        ex.expand_page(0, "B", text).text,
+        "2017-09-20 9/20 20170920134530  /13 []"
+    );
+}
+
+/// `#ifexist` on a special page answers from MediaWiki's list, not from the pages.
+#[test]
+fn ifexist_knows_special_pages() {
+    let e = run(
+        &[],
+        "{{#ifexist:Special:RecentChanges|y|n}}{{#ifexist:special:search/x|y|n}}\
+         {{#ifexist:Special:NoSuchPage|y|n}}",
+    );
+    assert_eq!(e.text, "yyn");
+}

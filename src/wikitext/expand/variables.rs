@@ -183,13 +183,35 @@ pub(super) fn variable(ex: &Expander<'_>, st: &mut State, name: &str) -> Option<
         "NUMBEROFUSERS" => s.users.to_string(),
         "NUMBEROFACTIVEUSERS" => s.active_users.to_string(),
         "NUMBEROFADMINS" => s.admins.to_string(),
-        // Revision data of the page being rendered is not known to the expander.
         "REVISIONID" | "REVISIONDAY" | "REVISIONDAY2" | "REVISIONMONTH" | "REVISIONMONTH1"
         | "REVISIONYEAR" | "REVISIONTIMESTAMP" | "REVISIONUSER" | "REVISIONSIZE" | "PAGEID" => {
-            String::new()
+            st.page_dependent();
+            revision_variable(name, ex.revision(), &cfg.messages)
         }
         _ => return None,
     })
+}
+
+/// `REVISION…` and `PAGEID` from the revision being expanded; empty when the caller gave
+/// none (text expanded outside a page) and for `REVISIONUSER` (the dump reader does not
+/// keep contributors).
+fn revision_variable(name: &str, rev: Option<super::PageRevision>, names: &Messages) -> String {
+    let Some(rev) = rev else {
+        return String::new();
+    };
+    let dt = time::at(rev.timestamp);
+    match name {
+        "REVISIONID" => rev.rev_id.map(|r| r.to_string()).unwrap_or_default(),
+        "PAGEID" => rev.page_id.to_string(),
+        "REVISIONSIZE" => rev.size.map(|r| r.to_string()).unwrap_or_default(),
+        "REVISIONYEAR" => format!("{:04}", dt.year()),
+        "REVISIONMONTH" => format!("{:02}", dt.month() as u8),
+        "REVISIONMONTH1" => (dt.month() as u8).to_string(),
+        "REVISIONDAY" => dt.day().to_string(),
+        "REVISIONDAY2" => format!("{:02}", dt.day()),
+        "REVISIONTIMESTAMP" => time::format("YmdHis", dt, names),
+        _ => String::new(),
+    }
 }
 
 /// `CURRENT…` / `LOCAL…` (the wiki's local time zone is taken to be UTC).
