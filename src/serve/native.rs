@@ -33,14 +33,15 @@ pub fn routes() -> Router<Arc<State>> {
 }
 
 /// A GET endpoint: the query string is the tool's input.
-async fn ask<I, F>(
+async fn ask<I, O, F>(
     Shared(state): Shared<Arc<State>>,
     q: Result<Query<I>, axum::extract::rejection::QueryRejection>,
     f: F,
 ) -> Response
 where
     I: DeserializeOwned + Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
     match q {
         Ok(Query(i)) => answer(state, i, f).await,
@@ -49,14 +50,15 @@ where
 }
 
 /// A POST endpoint: the JSON body is the tool's input.
-async fn tell<I, F>(
+async fn tell<I, O, F>(
     Shared(state): Shared<Arc<State>>,
     body: Result<axum::Json<I>, axum::extract::rejection::JsonRejection>,
     f: F,
 ) -> Response
 where
     I: DeserializeOwned + Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
     match body {
         Ok(axum::Json(i)) => answer(state, i, f).await,
@@ -64,12 +66,14 @@ where
     }
 }
 
-async fn answer<I, F>(state: Arc<State>, input: I, f: F) -> Response
+async fn answer<I, O, F>(state: Arc<State>, input: I, f: F) -> Response
 where
     I: Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
-    match tokio::task::spawn_blocking(move || f(&state.index, &input)).await {
+    let ask = move || f(&state.index, &input).and_then(|o| tools::to_value(&o));
+    match tokio::task::spawn_blocking(ask).await {
         Ok(Ok(v)) => axum::Json(v).into_response(),
         Ok(Err(ToolError::NotFound(m))) => error(StatusCode::NOT_FOUND, "notfound", &m),
         Ok(Err(ToolError::BadRequest(m))) => error(StatusCode::BAD_REQUEST, "badrequest", &m),
