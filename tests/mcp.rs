@@ -233,3 +233,22 @@ fn every_tool_result_validates_against_its_declared_output_schema() {
     );
     assert_eq!(r["error"]["code"], -32602, "{r}");
 }
+
+/// Lines that are not JSON-RPC, invalid UTF-8, and a 10 MB argument neither stop the
+/// server nor leave a later call unanswered.
+#[test]
+fn bad_messages_do_not_stop_the_server() {
+    let tmp = crate::serve::enwiki_index();
+    let mut client = Client::start(&tmp.path().join("idx"));
+    client.stdin.write_all(b"this is not JSON\n").unwrap();
+    client
+        .stdin
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 900, \"method\": \"tools/call\", \"params\": {\"name\": \"resolve\", \"arguments\": {\"title\": \"Aruba\xff\"}}}\n")
+        .unwrap();
+    let huge = "A".repeat(10 << 20);
+    let r = client.call("resolve", &json!({ "title": huge }));
+    assert_eq!(r["structuredContent"]["status"], "invalid", "a 10 MB title");
+    let r = client.call("resolve", &json!({"title": "Aruba"}));
+    assert_eq!(r["structuredContent"]["status"], "page");
+    assert_eq!(r["structuredContent"]["page"]["page_id"], 690);
+}
