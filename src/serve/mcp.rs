@@ -1,5 +1,6 @@
 //! `wikiwit mcp`: the same questions as `/v1/` ([`super::tools`]) as Model Context
-//! Protocol tools on stdio, with JSON schemas for their inputs, for agents.
+//! Protocol tools on stdio, for agents, with JSON schemas for their inputs and for their
+//! structured results, each derived from the Rust type read or written.
 
 use std::sync::Arc;
 
@@ -58,8 +59,8 @@ where
 }
 
 /// `schema` with the root type `object` stated: an untagged enum's schema is an `anyOf`
-/// of object schemas, and clients before the 2025-11-25 spec require `type: object` at
-/// the root of an output schema.
+/// of object schemas, and the 2025-06-18 spec, which clients such as the Python SDK
+/// implement, has `type: object` at the root of every output schema.
 fn object_schema(schema: Arc<JsonObject>) -> Arc<JsonObject> {
     if schema.contains_key("type") {
         return schema;
@@ -72,8 +73,8 @@ fn object_schema(schema: Arc<JsonObject>) -> Arc<JsonObject> {
 /// An answer the CLI prints as a JSON array, under `result`: structured content is an
 /// object for clients of the 2025-06-18 spec.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Listed<T> {
-    pub result: T,
+struct Listed<T> {
+    result: T,
 }
 
 /// `search`'s hits, under `result`.
@@ -84,7 +85,7 @@ fn search(index: &Index, i: &tools::SearchIn) -> Result<Listed<Vec<SearchResult>
 /// One infobox field, or every infobox of the page under `result`.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum InfoboxResult {
+enum InfoboxResult {
     Field(FieldAnswer),
     All(Listed<Vec<InfoboxView>>),
 }
