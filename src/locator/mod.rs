@@ -40,7 +40,7 @@ pub struct Locator {
 }
 
 /// The page part: a title, with what a URL may add.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PageSpec {
     /// As written (spaces or underscores, any case MediaWiki folds).
     pub title: String,
@@ -52,7 +52,7 @@ pub struct PageSpec {
     pub lang: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionSpec {
     /// An anchor, html5 (`Europe–Asia_boundary`), legacy (`.E2.80.93`) or spaced.
@@ -62,7 +62,7 @@ pub enum SectionSpec {
 }
 
 /// A table column: by 0-based grid index or by header label.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Column {
     Index(usize),
@@ -70,7 +70,7 @@ pub enum Column {
 }
 
 /// What the locator points at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Target {
     /// The page itself (its lead, as content).
@@ -210,6 +210,20 @@ impl fmt::Display for Locator {
 impl Serialize for Locator {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_string())
+    }
+}
+
+/// A locator serializes as its text form, so its schema is a string's.
+impl schemars::JsonSchema for Locator {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Locator".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A locator in its canonical text form (`Page#Section|table:1|row:3|col:Length`)."
+        })
     }
 }
 

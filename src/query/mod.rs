@@ -44,7 +44,7 @@ impl QueryError {
 }
 
 /// A page found for a title, after following redirects.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Found {
     pub title: String,
     pub page_id: u64,

@@ -31,7 +31,9 @@ use resolve::{Existence, Resolver, SourceKind, Target};
 pub use report::{Summary, render_markdown, render_terminal};
 
 /// The verdict on one citation, from worst to best.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The cited text gives a different value for a quantity of the claim.
@@ -75,7 +77,7 @@ impl Verdict {
 }
 
 /// Everything checked about one citation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CitationCheck {
     /// The citation's id in the parsed report.
     pub id: usize,
@@ -107,7 +109,7 @@ pub struct CheckOptions {
 }
 
 /// The result of checking a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
     /// The index's wiki (`enwiki`).
     pub wiki: String,
