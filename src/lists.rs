@@ -8,7 +8,7 @@
 use crate::wikitext::PageStructure;
 
 /// Where a page and its sibling appear together.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Together {
     /// The page holding the shared structure.
     pub source: String,
@@ -21,14 +21,14 @@ pub struct Together {
 }
 
 /// A page listed next to the queried one.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Sibling {
     pub title: String,
     pub together: Vec<Together>,
 }
 
 /// The list pages linking to a page, and the pages listed next to it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Siblings {
     pub page: String,
     /// List pages that link to the page (directly or through a redirect).

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::index::{DeadEnd, Index, IndexError, NotFound, PageRecord};
 
 /// A page as reported to users.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PageRef {
     pub title: String,
     pub ns: i32,
@@ -14,7 +14,7 @@ pub struct PageRef {
 }
 
 /// The outcome category, also the basis of the CLI's exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// An existing page that is not a redirect.
@@ -41,7 +41,7 @@ impl Status {
 }
 
 /// Everything `resolve` reports about one query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Resolved {
     pub query: String,
     pub status: Status,

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A text-fragment directive (`#:~:text=prefix-,start,end,-suffix`), percent-decoded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TextQuote {
     pub prefix: Option<String>,
     pub start: String,

@@ -19,6 +19,7 @@ mod hostile;
 mod html;
 mod layers;
 mod locator;
+mod mcp;
 mod oracle;
 mod parquet;
 mod serve;

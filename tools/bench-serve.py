@@ -11,6 +11,7 @@ shuffled order; the generator is bounded (one request in flight per connection).
 
 import argparse
 import http.client
+import os
 import random
 import subprocess
 import threading
@@ -24,6 +25,10 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def load():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def run(port, paths, conns, seconds):
@@ -72,6 +77,8 @@ def main():
     ap.add_argument("-c", type=int, default=64)
     ap.add_argument("-t", type=float, default=20)
     a = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores, load average {load()} before the run "
+          "(shared with other work: the generator and the server compete for the same cores)")
     pages = subprocess.run([a.wikiwit, "export", "pages", "--index", a.index],
                            capture_output=True, text=True, check=True).stdout
     titles = [l.split("\t")[2].replace("_", " ") for l in pages.splitlines() if l.split("\t")[1] == "0"]
@@ -86,27 +93,26 @@ def main():
         words = [w for t in titles for w in t.split() if len(w) > 3][:500]
         search = [f"/w/api.php?action=query&format=json&list=search&srlimit=10&srsearch={q(w)}" for w in words]
         before = rss_kib(server.pid)
-        samples = []
-        sampler_stop = threading.Event()
+        print(f"server RSS before: {before} KiB")
+        # Resolution runs twice: memory is flat if the second round ends where the first did.
+        for phase, paths in [("title resolution", resolve), ("title resolution again", resolve),
+                             ("search", search)]:
+            samples, stop = [], threading.Event()
 
-        def sample():
-            while not sampler_stop.wait(1.0):
-                samples.append(rss_kib(server.pid))
+            def sample():
+                while not stop.wait(1.0):
+                    samples.append(rss_kib(server.pid))
 
-        s = threading.Thread(target=sample)
-        s.start()
-        n, wall, p50, p99, err = run(port, resolve, a.c, a.t)
-        mid = rss_kib(server.pid)
-        print(f"title resolution: {a.c} connections, {wall:.1f} s: {n} requests, {n / wall:.0f} req/s, "
-              f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, {err} errors")
-        n, wall, p50, p99, err = run(port, search, a.c, a.t)
-        sampler_stop.set()
-        s.join()
-        after = rss_kib(server.pid)
-        print(f"search: {a.c} connections, {wall:.1f} s: {n} requests, {n / wall:.0f} req/s, "
-              f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, {err} errors")
-        print(f"server RSS: {before} KiB before, {mid} KiB after resolution, {after} KiB after search; "
-              f"sampled min {min(samples or [0])} max {max(samples or [0])} KiB")
+            s = threading.Thread(target=sample)
+            s.start()
+            n, wall, p50, p99, err = run(port, paths, a.c, a.t)
+            stop.set()
+            s.join()
+            print(f"{phase}: {a.c} connections, {wall:.1f} s: {n} requests, {n / wall:.0f} req/s, "
+                  f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, {err} errors; server RSS sampled each "
+                  f"second min {min(samples or [0])} max {max(samples or [0])} KiB, "
+                  f"{rss_kib(server.pid)} KiB after")
+        print(f"load average {load()} after the run")
     finally:
         server.kill()
         server.wait()

@@ -26,7 +26,9 @@ redirects, links written, distinct blue (source, target) pairs, distinct red tar
 categories, bytes), so an index built from the dump can be checked against it:
 wikiwit's `links` count is expected to equal `expected_index_links` (distinct links
 between existing pages, the article texts' plus each redirect's link to its target),
-`red_titles` to `red_targets` and `categories` to `categories`.
+`red_titles` to `red_targets` plus `red_templates` (the distinct templates called: none
+is in the dump, and an expanding build, as MediaWiki, records a missing template's call
+as a link to it) and `categories` to `categories`.
 
 Shape of a page: {{Short description}}, sometimes an infobox without links, a lead and
 S `== Heading ==` sections of prose fragments between the links, <ref>{{cite ...}}</ref>
@@ -52,11 +54,12 @@ import array
 import hashlib
 import json
 import random
+import re
 import sys
 import time
 import unicodedata
 
-VERSION = "1"
+VERSION = "2"
 
 NAMESPACES = [
     (-2, "Media"), (-1, "Special"), (0, ""), (1, "Talk"), (2, "User"), (3, "User talk"),
@@ -565,9 +568,18 @@ def main(argv=None):
         buf.clear()
         buf_len = 0
 
+    # Templates called (all missing from the dump), by their page names.
+    called = set()
+
+    def calls(names):
+        for name in names:
+            called.add(name[:1].upper() + name[1:])
+
     def emit_redirect(r):
         t = arts[rtarget[r]]
         tmpl = RTEMPLATES[getrandbits(8) % len(RTEMPLATES)]
+        # Only the outer call: a missing template's arguments are never expanded.
+        calls(re.findall(r"^\{\{([^|}\n]+)", tmpl))
         text = f"#REDIRECT [[{t}]]\n\n{tmpl}" if tmpl else f"#REDIRECT [[{t}]]"
         emit(rtitles[r], text, t)
 
@@ -588,7 +600,9 @@ def main(argv=None):
         ap = parts.append
         y = getrandbits(32)
         ap("{{Short description|" + sdescs[y % 512] + "}}\n")
+        calls(("Short description", "Reflist"))
         if (y >> 9) % 10 < 3:
+            calls(("Infobox " + INFOBOXES[(y >> 12) % len(INFOBOXES)],))
             ap("{{Infobox " + INFOBOXES[(y >> 12) % len(INFOBOXES)] + "\n| name = " + title +
                "\n| established = " + str(1700 + (y >> 16) % 320) +
                "\n| region = " + REGIONS[(y >> 20) % len(REGIONS)].replace("-", " ") + "\n}}\n")
@@ -657,6 +671,7 @@ def main(argv=None):
                 if sent >= 3 and zz < 96:
                     sent = 0
                     if zz < 27:
+                        calls(("cite web",))
                         ap(".<ref>{{cite web |url=https://www.example.org/" + str(z & 0xFFFFF) +
                            " |title=" + sdescs[(z >> 3) % 512] + " |publisher=" + titles.places[z % 6000] +
                            " Gazette |date=" + str(1990 + zz % 34) + " |access-date=2023-0" + str(1 + zz % 9) + "-1" +
@@ -685,6 +700,7 @@ def main(argv=None):
             cat_used[k] = 1
             ap("\n[[Category:" + cats[k] + "]]")
         if (y >> 6) % 4 == 0:
+            calls((STUBS[(y >> 8) % len(STUBS)],))
             ap("\n\n{{" + STUBS[(y >> 8) % len(STUBS)] + "}}")
         emit(title, "".join(parts), None)
         while pos < R and keys[order[pos]] <= i:
@@ -711,6 +727,7 @@ def main(argv=None):
         "blue_pairs": n_blue_distinct,
         "expected_index_links": n_blue_distinct + R,
         "red_targets": sum(red_seen),
+        "red_templates": len(called),
         "categories": sum(cat_used),
         "xml_bytes": xml_bytes,
         "text_bytes": text_bytes,

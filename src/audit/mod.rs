@@ -38,7 +38,7 @@ use crate::index::{Index, IndexError};
 use crate::locator::Resolver;
 
 /// One finding, as written to the log (one JSON object per line).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Identifies the inputs (contract, rows, index): the same inputs, the same id.
     pub audit: String,
@@ -112,7 +112,7 @@ impl Default for Options {
 }
 
 /// What an audit found, for the summary line and the exit code.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub audit: String,
     pub contract_sha256: String,
@@ -128,10 +128,17 @@ pub struct Summary {
     pub by_check: BTreeMap<u8, usize>,
     /// Lifecycle states this run recorded (`proposed`, `staged`, `audited`, `repaired`).
     pub states: Vec<String>,
+    /// Where the findings were written; empty, and left out, when they are returned
+    /// instead (the MCP tool and `/v1/audit` answer with them).
+    #[serde(skip_serializing_if = "is_empty_path")]
     pub findings_log: PathBuf,
     /// This run's findings in log order, when [`Options::keep_findings`] asked for them.
     #[serde(skip)]
     pub kept: Vec<Finding>,
+}
+
+fn is_empty_path(p: &std::path::Path) -> bool {
+    p.as_os_str().is_empty()
 }
 
 /// Shared state of one audit.

@@ -15,7 +15,7 @@ mod graph;
 mod redirects;
 mod sources;
 
-pub(crate) use sources::SourcesInfo;
+pub use sources::SourcesInfo;
 
 use sha2::{Digest, Sha256};
 

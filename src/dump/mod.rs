@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use error::{DumpError, Location};
 pub use multistream::MultistreamIndex;
-pub(crate) use xml::RawPage;
+pub use xml::RawPage;
 
 use crate::siteinfo::SiteInfo;
 use sniff::{Container, Sniffed};

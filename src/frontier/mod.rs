@@ -32,7 +32,9 @@ pub use question::Superlative;
 pub(crate) use texts::TextCache;
 
 /// What a page is for, in the table being built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 pub enum Role {
     /// The page the curator started from.
     #[serde(rename = "seed")]
@@ -64,7 +66,7 @@ impl Role {
 }
 
 /// One move that brought a page in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// Operator name: `outlinks`, `seed-table`, `seed-list`, `sibling-list`, `redirect`,
     /// `entity-page`, `category`, `count`.
@@ -78,7 +80,7 @@ pub struct Step {
 }
 
 /// A page an operator found, with how it was found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Candidate {
     pub title: String,
     /// Page number in the index.

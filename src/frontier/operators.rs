@@ -49,7 +49,7 @@ impl OperatorResult {
 }
 
 /// A name or link that leads to no page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unresolved {
     pub key: String,
     pub locator: String,
@@ -60,7 +60,7 @@ pub struct Unresolved {
 }
 
 /// An expected cardinality: how many rows or items a table or list has.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CountSource {
     pub page: String,
     pub locator: String,

@@ -39,7 +39,9 @@ use crate::text::search::TextSearcher;
 use crate::text::{PageText, SectionText, Sentence, SentenceKind};
 
 /// The operators the planner can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Op {
     Outlinks,
@@ -148,7 +150,7 @@ pub(crate) const PAGE_RATIO: f64 = 0.8;
 pub(crate) const SENTENCES_PER_PAGE: usize = 1;
 
 /// A row or list item and its score against the question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct UnitScore {
     /// `Seed#Table 2 row 5` or `Seed#List item 3`.
     pub locator: String,
@@ -165,7 +167,7 @@ pub struct UnitScore {
 }
 
 /// A page in the frontier.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Ranked {
     #[serde(flatten)]
     pub candidate: Candidate,
@@ -179,7 +181,7 @@ pub struct Ranked {
 }
 
 /// A candidate left out, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Rejected {
     pub title: String,
     pub operator: &'static str,
@@ -189,7 +191,7 @@ pub struct Rejected {
 }
 
 /// The planner's answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Frontier {
     pub seed: String,
     pub query: String,
@@ -212,7 +214,7 @@ pub struct Frontier {
 
 /// The question asks for a column of the row it picks, so the row answers it and no
 /// other page is needed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AnswerInRow {
     /// The table (1-based) and its kept data rows (0-based).
     pub table: usize,

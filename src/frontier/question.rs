@@ -280,7 +280,7 @@ pub(crate) fn names_title(query: &str, title: &str) -> bool {
 }
 
 /// A superlative over a table's rows: "the team with the **least capacity**".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Superlative {
     /// The table (1-based on the seed).
     pub table: usize,

@@ -20,8 +20,8 @@ pub(crate) mod varint;
 use std::path::{Path, PathBuf};
 
 pub use manifest::Manifest;
-pub use page_for::NotFound;
-pub(crate) use page_for::{DeadEnd, DeadRedirect, Landing};
+pub(crate) use page_for::Landing;
+pub use page_for::{DeadEnd, DeadRedirect, Named, NotFound};
 pub(crate) use pages::NO_PAGE;
 pub(crate) use pages::PageRecord;
 pub use pages::{Redirect, Resolution};

@@ -21,11 +21,11 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub(crate) use columns::ColumnMiss;
+pub use columns::ColumnMiss;
 pub(crate) use columns::find_column;
-pub use parse::{parse, parse_relative};
-pub(crate) use resolve::{CellContent, Resolver};
-pub use resolve::{Content, Resolution, Resolved, Unresolved, resolve};
+pub use parse::{LocatorError, parse, parse_relative};
+pub(crate) use resolve::Resolver;
+pub use resolve::{CellContent, Content, Resolution, Resolved, SectionInfo, Unresolved, resolve};
 pub(crate) use resolve::{final_page, subsections_end};
 
 /// A parsed locator.
@@ -39,7 +39,7 @@ pub struct Locator {
 }
 
 /// The page part: a title, with what a URL may add.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PageSpec {
     /// As written (spaces or underscores, any case MediaWiki folds).
     pub title: String,
@@ -51,7 +51,7 @@ pub struct PageSpec {
     pub lang: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionSpec {
     /// An anchor, html5 (`Europe–Asia_boundary`), legacy (`.E2.80.93`) or spaced.
@@ -61,7 +61,7 @@ pub enum SectionSpec {
 }
 
 /// A table column: by 0-based grid index or by header label.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Column {
     Index(usize),
@@ -69,7 +69,7 @@ pub enum Column {
 }
 
 /// What the locator points at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Target {
     /// The page itself (its lead, as content).
@@ -196,6 +196,20 @@ impl fmt::Display for Locator {
 impl Serialize for Locator {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_string())
+    }
+}
+
+/// A locator serializes as its text form, so its schema is a string's.
+impl schemars::JsonSchema for Locator {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Locator".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A locator in its canonical text form (`Page#Section|table:1|row:3|col:Length`)."
+        })
     }
 }
 

@@ -16,7 +16,7 @@ use crate::text::PageText;
 use crate::wikitext::{PageStructure, Table};
 
 /// Why a locator does not resolve.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum Unresolved {
     #[error("no page {title:?}")]
@@ -73,7 +73,7 @@ pub enum Unresolved {
 }
 
 /// A section, as reported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SectionInfo {
     /// 0 = lead.
     pub number: u32,
@@ -82,7 +82,7 @@ pub struct SectionInfo {
 }
 
 /// One cell of a located row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CellContent {
     pub col: usize,
     pub label: Option<String>,
@@ -95,7 +95,7 @@ pub struct CellContent {
 }
 
 /// What the locator points at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Content {
     /// The page's lead (or the section's text, for a section locator).
@@ -166,7 +166,7 @@ fn cells_line(cells: &[CellContent]) -> String {
 }
 
 /// A resolved locator.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Resolved {
     pub page: String,
     pub page_id: u64,
@@ -186,7 +186,7 @@ pub struct Resolved {
 }
 
 /// The outcome of resolving a locator.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "status")]
 pub enum Resolution {
     Found(Box<Resolved>),

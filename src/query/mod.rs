@@ -11,15 +11,15 @@ pub mod text;
 
 use serde::Serialize;
 
-pub use category::category;
+pub use category::{CategoryView, category};
 pub(crate) use expand::page_wikitext;
-pub use expand::{ExpandView, expand_page, expand_text_with};
-pub(crate) use links::LinkView;
-pub use links::{Origin, inlinks, outlinks};
-pub(crate) use page::PageSummary;
-pub use page::summary;
-pub(crate) use tables::{InfoboxView, TableView};
-pub use tables::{infobox, infobox_field, infobox_views, table, table_row};
+pub use expand::{ExpandView, WarningView, expand_page, expand_text_with};
+pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
+pub use page::{PageSummary, summary};
+pub use tables::{
+    FieldAnswer, FieldView, InfoboxView, RowView, TableView, infobox, infobox_field, infobox_views,
+    table, table_row,
+};
 
 use crate::index::{Index, IndexError, NotFound, PageRecord};
 use crate::wikitext::PageStructure;
@@ -42,7 +42,7 @@ impl QueryError {
 }
 
 /// A page found for a title, after following redirects.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Found {
     pub title: String,
     pub page_id: u64,

@@ -6,7 +6,7 @@ use super::{Found, QueryError, find_page};
 use crate::index::Index;
 use crate::wikitext::Context;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SectionLine {
     pub number: String,
     pub level: u8,
@@ -14,7 +14,7 @@ pub struct SectionLine {
     pub anchor: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TableLine {
     pub table: usize,
     pub caption: String,
@@ -25,7 +25,7 @@ pub struct TableLine {
     pub labels: Vec<Option<String>>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct PageSummary {
     #[serde(flatten)]
     pub page: Found,

@@ -10,7 +10,7 @@ use super::{QueryError, find_page, section_anchor};
 use crate::index::Index;
 use crate::wikitext::Infobox;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct CellView {
     pub text: String,
     pub header: bool,
@@ -18,7 +18,7 @@ pub struct CellView {
     pub links: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RowView {
     pub page: String,
     pub table: usize,
@@ -28,7 +28,7 @@ pub struct RowView {
     pub cells: Vec<CellView>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TableView {
     pub page: String,
     pub table: usize,
@@ -138,7 +138,7 @@ pub fn infobox(
 }
 
 /// An infobox field with its link targets as titles (what `infobox --json` prints).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FieldView {
     pub name: String,
     pub text: String,
@@ -147,7 +147,7 @@ pub struct FieldView {
 }
 
 /// One infobox of a page: its template (spaces, not underscores) and fields.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InfoboxView {
     pub page: String,
     pub template: String,
@@ -155,7 +155,7 @@ pub struct InfoboxView {
 }
 
 /// One field of a page's infoboxes, found by name.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FieldAnswer {
     pub page: String,
     pub field: String,

@@ -29,7 +29,7 @@ pub fn section_number(s: &PageStructure, anchor: &str) -> Option<u32> {
         .or_else(|| pos(&|x| x.eq_ignore_ascii_case(&spaced)))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SentenceView {
     pub sentence: usize,
     pub text: String,
@@ -38,7 +38,7 @@ pub struct SentenceView {
     pub end: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SectionView {
     pub section: u32,
     pub anchor: Option<String>,
@@ -46,7 +46,7 @@ pub struct SectionView {
     pub sentences: Vec<SentenceView>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TextView {
     pub page: String,
     pub page_id: u64,
@@ -104,7 +104,7 @@ pub fn text(index: &Index, title: &str, anchor: Option<&str>) -> Result<TextView
 }
 
 /// One search result: a section of a page, with its best sentence for the query.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SearchResult {
     pub page: String,
     pub page_id: u64,

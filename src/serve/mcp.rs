@@ -1,117 +1,158 @@
 //! `wikiwit mcp`: the same questions as `/v1/` ([`super::tools`]) as Model Context
-//! Protocol tools on stdio, with JSON schemas for their inputs, for agents.
+//! Protocol tools on stdio, for agents, with JSON schemas for their inputs and for their
+//! structured results, each derived from the Rust type read or written.
 
 use std::sync::Arc;
 
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ServeError;
 use super::tools::{self, ToolError};
 use crate::index::Index;
+use crate::query::text::SearchResult;
+use crate::query::{FieldAnswer, InfoboxView};
 
-type Call = fn(&Index, Value) -> Result<Value, ToolError>;
+type Call = Box<dyn Fn(&Index, Value) -> Result<Value, ToolError> + Send + Sync>;
 
-/// One tool: name, description, input schema, and the function answering it.
+/// One tool: name, description, the schemas of its input and of its structured result
+/// (both derived from the Rust types deserialized and serialized, so they cannot drift
+/// from what the tool reads and writes), and the function answering it.
 struct Spec {
     name: &'static str,
     description: &'static str,
-    schema: fn() -> Value,
+    input: Arc<JsonObject>,
+    output: Arc<JsonObject>,
     call: Call,
 }
 
-fn schema<I: schemars::JsonSchema>() -> Value {
-    serde_json::to_value(schemars::schema_for!(I)).unwrap_or_else(|_| json!({"type": "object"}))
+/// The tool `name` answering with `f`, its schemas derived from `I` and `O`.
+fn spec<I, O>(
+    name: &'static str,
+    description: &'static str,
+    f: fn(&Index, &I) -> Result<O, ToolError>,
+) -> Spec
+where
+    I: DeserializeOwned + JsonSchema + 'static,
+    O: Serialize + JsonSchema + 'static,
+{
+    Spec {
+        name,
+        description,
+        input: schema_for_input::<I>().unwrap_or_else(|_| Arc::new(JsonObject::new())),
+        output: object_schema(schema_for_output::<O>()),
+        call: Box::new(move |index, v| {
+            let i: I = serde_json::from_value(v)
+                .map_err(|e| ToolError::BadRequest(format!("arguments: {e}")))?;
+            tools::to_value(&f(index, &i)?)
+        }),
+    }
 }
 
-fn input<I: DeserializeOwned>(v: Value) -> Result<I, ToolError> {
-    serde_json::from_value(v).map_err(|e| ToolError::BadRequest(format!("arguments: {e}")))
+/// `schema` with the root type `object` stated: an untagged enum's schema is an `anyOf`
+/// of object schemas, and the 2025-06-18 spec, which clients such as the Python SDK
+/// implement, has `type: object` at the root of every output schema.
+fn object_schema(schema: Arc<JsonObject>) -> Arc<JsonObject> {
+    if schema.contains_key("type") {
+        return schema;
+    }
+    let mut s = (*schema).clone();
+    s.insert("type".into(), json!("object"));
+    Arc::new(s)
 }
 
-macro_rules! spec {
-    ($name:literal, $desc:literal, $in:ty, $f:path) => {
-        Spec {
-            name: $name,
-            description: $desc,
-            schema: schema::<$in>,
-            call: |index, v| $f(index, &input::<$in>(v)?),
-        }
-    };
+/// An answer the CLI prints as a JSON array, under `result`: structured content is an
+/// object for clients of the 2025-06-18 spec.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Listed<T> {
+    result: T,
+}
+
+/// `search`'s hits, under `result`.
+fn search(index: &Index, i: &tools::SearchIn) -> Result<Listed<Vec<SearchResult>>, ToolError> {
+    tools::search(index, i).map(|result| Listed { result })
+}
+
+/// One infobox field, or every infobox of the page under `result`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum InfoboxResult {
+    Field(FieldAnswer),
+    All(Listed<Vec<InfoboxView>>),
+}
+
+fn infobox(index: &Index, i: &tools::InfoboxIn) -> Result<InfoboxResult, ToolError> {
+    Ok(match tools::infobox(index, i)? {
+        tools::InfoboxAnswer::Field(f) => InfoboxResult::Field(f),
+        tools::InfoboxAnswer::All(v) => InfoboxResult::All(Listed { result: v }),
+    })
 }
 
 fn specs() -> Vec<Spec> {
     vec![
-        spec!(
+        spec(
             "resolve",
             "What a title resolves to: normalized title, page, redirect chain, final target (as `wikiwit resolve --json`).",
-            tools::TitleIn,
-            tools::resolve
+            tools::resolve,
         ),
-        spec!(
+        spec(
             "search",
-            "Full-text search (BM25 over sections) with the best-matching sentence of each hit (as `wikiwit search --json`, one object per hit).",
-            tools::SearchIn,
-            tools::search
+            "Full-text search (BM25 over sections) with the best-matching sentence of each hit (as `wikiwit search --json`, the hits under `result`).",
+            search,
         ),
-        spec!(
+        spec(
             "page_summary",
             "A page's summary: sections, infoboxes, tables, categories, link counts, redirects (as `wikiwit page --json`).",
-            tools::TitleIn,
-            tools::page
+            tools::page,
         ),
-        spec!(
+        spec(
             "section_text",
             "The plain text of a page or one section, sentence by sentence with byte offsets (as `wikiwit text --json`).",
-            tools::SectionIn,
-            tools::section_text
+            tools::section_text,
         ),
-        spec!(
+        spec(
             "table_row",
             "A table of a page (1-based), or one data row of it (0-based) with column labels and links (as `wikiwit table --json`).",
-            tools::TableIn,
-            tools::table
+            tools::table,
         ),
-        spec!(
+        spec(
             "infobox_field",
-            "One infobox field's text, wikitext and links, or every infobox of the page (as `wikiwit infobox --json`).",
-            tools::InfoboxIn,
-            tools::infobox
+            "One infobox field's text, wikitext and links, or every infobox of the page under `result` (as `wikiwit infobox --json`).",
+            infobox,
         ),
-        spec!(
+        spec(
             "locate",
             "What a locator (page, #section, infobox:, table:/row:/col:, sentence:, quote:, or a Wikipedia URL) points at, or why it points nowhere (as `wikiwit locate --json`).",
-            tools::LocateIn,
-            tools::locate
+            tools::locate,
         ),
-        spec!(
+        spec(
             "frontier",
             "The pages a question over a seed page needs, each with its provenance chain (as `wikiwit frontier --json`).",
-            tools::FrontierIn,
-            tools::frontier
+            tools::frontier,
         ),
-        spec!(
+        spec(
             "audit_rows",
             "Audit staged table rows against a contract: the summary and every finding (as `wikiwit audit --json`, with the findings).",
-            tools::AuditIn,
-            tools::audit
+            tools::audit,
         ),
-        spec!(
+        spec(
             "check_citations",
             "Check every citation of a markdown report offline: existence, locator, support, quality (as `wikiwit cite check --json`).",
-            tools::CiteIn,
-            tools::cite_check
+            tools::cite_check,
         ),
-        spec!(
+        spec(
             "siblings",
             "Pages listed next to a page in tables, lists or navigation templates (as `wikiwit siblings --json`).",
-            tools::SiblingsIn,
-            tools::siblings
+            tools::siblings,
         ),
     ]
 }
@@ -131,15 +172,6 @@ impl Mcp {
     }
 }
 
-/// Tool results are objects: an array answer is wrapped as `{"result": [...]}`.
-fn object(v: Value) -> Value {
-    if v.is_object() {
-        v
-    } else {
-        json!({ "result": v })
-    }
-}
-
 impl ServerHandler for Mcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -156,19 +188,12 @@ impl ServerHandler for Mcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let output = Arc::new(
-            json!({"type": "object", "description": "The JSON the CLI prints with --json for the same question (arrays under \"result\")."})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
         let tools = self
             .specs
             .iter()
             .map(|s| {
-                let schema = (s.schema)().as_object().cloned().unwrap_or_default();
-                let mut t = Tool::new(s.name, s.description, Arc::new(schema));
-                t.output_schema = Some(output.clone());
+                let mut t = Tool::new(s.name, s.description, s.input.clone());
+                t.output_schema = Some(s.output.clone());
                 t
             })
             .collect();
@@ -192,7 +217,7 @@ impl ServerHandler for Mcp {
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let result = match answer {
-            Ok(v) => CallToolResult::structured(object(v)),
+            Ok(v) => CallToolResult::structured(v),
             Err(ToolError::BadRequest(m)) => return Err(McpError::invalid_params(m, None)),
             Err(ToolError::NotFound(m)) => {
                 CallToolResult::structured_error(json!({"error": {"code": "notfound", "info": m}}))

@@ -10,12 +10,12 @@
 //! number of open connections all have limits ([`Limits`]); past one the client gets a
 //! plain HTTP error, never a crash.
 
-pub mod action;
+pub(crate) mod action;
 pub mod mcp;
 mod native;
 mod pages;
 mod params;
-pub mod tools;
+pub(crate) mod tools;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -31,7 +31,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::index::{Index, IndexError};
 
-pub use params::Params;
+pub(crate) use params::Params;
 
 /// What the server refuses to take, and how long it waits.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Query, State as Shared};
+use axum::extract::{Query, RawQuery, State as Shared};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -19,29 +19,36 @@ use crate::index::Index;
 
 pub fn routes() -> Router<Arc<State>> {
     Router::new()
-        .route("/resolve", get(|s, q| ask(s, q, tools::resolve)))
-        .route("/page", get(|s, q| ask(s, q, tools::page)))
-        .route("/search", get(|s, q| ask(s, q, tools::search)))
-        .route("/text", get(|s, q| ask(s, q, tools::section_text)))
-        .route("/table", get(|s, q| ask(s, q, tools::table)))
-        .route("/infobox", get(|s, q| ask(s, q, tools::infobox)))
-        .route("/siblings", get(|s, q| ask(s, q, tools::siblings)))
-        .route("/locate", get(|s, q| ask(s, q, tools::locate)))
+        .route("/resolve", get(|s, r, q| ask(s, r, q, tools::resolve)))
+        .route("/page", get(|s, r, q| ask(s, r, q, tools::page)))
+        .route("/search", get(|s, r, q| ask(s, r, q, tools::search)))
+        .route("/text", get(|s, r, q| ask(s, r, q, tools::section_text)))
+        .route("/table", get(|s, r, q| ask(s, r, q, tools::table)))
+        .route("/infobox", get(|s, r, q| ask(s, r, q, tools::infobox)))
+        .route("/siblings", get(|s, r, q| ask(s, r, q, tools::siblings)))
+        .route("/locate", get(|s, r, q| ask(s, r, q, tools::locate)))
         .route("/frontier", post(|s, b| tell(s, b, tools::frontier)))
         .route("/audit", post(|s, b| tell(s, b, tools::audit)))
         .route("/cite/check", post(|s, b| tell(s, b, tools::cite_check)))
 }
 
-/// A GET endpoint: the query string is the tool's input.
-async fn ask<I, F>(
+/// A GET endpoint: the query string is the tool's input. Its values are decoded
+/// strictly, as the Action API's: invalid UTF-8 is refused (`badutf8`), not replaced.
+async fn ask<I, O, F>(
     Shared(state): Shared<Arc<State>>,
+    RawQuery(raw): RawQuery,
     q: Result<Query<I>, axum::extract::rejection::QueryRejection>,
     f: F,
 ) -> Response
 where
     I: DeserializeOwned + Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
+    let raw = raw.unwrap_or_default();
+    if let Err(e) = super::params::Params::parse(raw.as_bytes(), b"", usize::MAX) {
+        return error(StatusCode::BAD_REQUEST, &e.code, &e.info);
+    }
     match q {
         Ok(Query(i)) => answer(state, i, f).await,
         Err(e) => error(StatusCode::BAD_REQUEST, "badparams", &e.body_text()),
@@ -49,14 +56,15 @@ where
 }
 
 /// A POST endpoint: the JSON body is the tool's input.
-async fn tell<I, F>(
+async fn tell<I, O, F>(
     Shared(state): Shared<Arc<State>>,
     body: Result<axum::Json<I>, axum::extract::rejection::JsonRejection>,
     f: F,
 ) -> Response
 where
     I: DeserializeOwned + Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
     match body {
         Ok(axum::Json(i)) => answer(state, i, f).await,
@@ -64,12 +72,14 @@ where
     }
 }
 
-async fn answer<I, F>(state: Arc<State>, input: I, f: F) -> Response
+async fn answer<I, O, F>(state: Arc<State>, input: I, f: F) -> Response
 where
     I: Send + 'static,
-    F: Fn(&Index, &I) -> Result<serde_json::Value, ToolError> + Send + 'static,
+    F: Fn(&Index, &I) -> Result<O, ToolError> + Send + 'static,
+    O: serde::Serialize,
 {
-    match tokio::task::spawn_blocking(move || f(&state.index, &input)).await {
+    let ask = move || f(&state.index, &input).and_then(|o| tools::to_value(&o));
+    match tokio::task::spawn_blocking(ask).await {
         Ok(Ok(v)) => axum::Json(v).into_response(),
         Ok(Err(ToolError::NotFound(m))) => error(StatusCode::NOT_FOUND, "notfound", &m),
         Ok(Err(ToolError::BadRequest(m))) => error(StatusCode::BAD_REQUEST, "badrequest", &m),

@@ -7,7 +7,7 @@ use super::action::ApiError;
 
 /// The parameters of one request.
 #[derive(Debug, Default)]
-pub struct Params {
+pub(crate) struct Params {
     map: BTreeMap<String, String>,
     max_values: usize,
 }

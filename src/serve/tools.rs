@@ -1,12 +1,16 @@
-//! The questions `/v1/` and the MCP server answer, each a typed input (with a JSON
-//! schema, for MCP clients) and the JSON the CLI prints with `--json` for the same
-//! question. Both front ends call these, so an agent, an HTTP client and the CLI agree.
+//! The questions `/v1/` and the MCP server answer, each a typed input and a typed answer
+//! (both with a JSON schema derived from the type, for MCP clients), the answer being the
+//! value the CLI prints with `--json` for the same question. Both front ends call these,
+//! so an agent, an HTTP client and the CLI agree.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::index::Index;
+use crate::locator::{Locator, Resolution};
+use crate::query::text::{SearchResult, TextView};
+use crate::query::{FieldAnswer, InfoboxView, RowView, TableView};
 
 /// Why a tool has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +44,7 @@ impl From<crate::index::IndexError> for ToolError {
 
 /// The value as the CLI prints it: through its JSON text, so that an `f32` score reads
 /// back as the CLI's shortest form (`14.727776`), not as the wider `f64` it converts to.
-fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, ToolError> {
+pub fn to_value<T: Serialize>(v: &T) -> Result<Value, ToolError> {
     serde_json::to_string(v)
         .and_then(|s| serde_json::from_str(&s))
         .map_err(|e| ToolError::Internal(e.to_string()))
@@ -53,13 +57,13 @@ pub struct TitleIn {
 }
 
 /// What a title resolves to: normalized form, page, redirect chain, final target.
-pub fn resolve(index: &Index, i: &TitleIn) -> Result<Value, ToolError> {
-    to_value(&crate::resolve::resolve(index, &i.title)?)
+pub fn resolve(index: &Index, i: &TitleIn) -> Result<crate::resolve::Resolved, ToolError> {
+    Ok(crate::resolve::resolve(index, &i.title)?)
 }
 
 /// A page's summary: sections, infoboxes, tables, categories, link counts.
-pub fn page(index: &Index, i: &TitleIn) -> Result<Value, ToolError> {
-    to_value(&crate::query::summary(index, &i.title)?)
+pub fn page(index: &Index, i: &TitleIn) -> Result<crate::query::PageSummary, ToolError> {
+    Ok(crate::query::summary(index, &i.title)?)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -75,13 +79,13 @@ pub struct SearchIn {
 }
 
 /// Full-text search with the best sentence of each hit.
-pub fn search(index: &Index, i: &SearchIn) -> Result<Value, ToolError> {
+pub fn search(index: &Index, i: &SearchIn) -> Result<Vec<SearchResult>, ToolError> {
     let scope = crate::query::text::Scope {
         page: i.page.as_deref(),
         section: i.section.as_deref(),
     };
     let limit = i.limit.unwrap_or(10).clamp(1, 100);
-    to_value(&crate::query::text::search(index, &i.query, scope, limit)?)
+    Ok(crate::query::text::search(index, &i.query, scope, limit)?)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -92,8 +96,8 @@ pub struct SectionIn {
 }
 
 /// The plain text of a page or one section, sentence by sentence.
-pub fn section_text(index: &Index, i: &SectionIn) -> Result<Value, ToolError> {
-    to_value(&crate::query::text::text(
+pub fn section_text(index: &Index, i: &SectionIn) -> Result<TextView, ToolError> {
+    Ok(crate::query::text::text(
         index,
         &i.title,
         i.section.as_deref(),
@@ -109,12 +113,20 @@ pub struct TableIn {
     pub row: Option<usize>,
 }
 
+/// One data row with its column labels, or a whole table.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TableAnswer {
+    Row(RowView),
+    Table(TableView),
+}
+
 /// A table of a page, or one data row of it with its column labels.
-pub fn table(index: &Index, i: &TableIn) -> Result<Value, ToolError> {
-    match i.row {
-        Some(r) => to_value(&crate::query::table_row(index, &i.title, i.table, r)?),
-        None => to_value(&crate::query::table(index, &i.title, i.table)?),
-    }
+pub fn table(index: &Index, i: &TableIn) -> Result<TableAnswer, ToolError> {
+    Ok(match i.row {
+        Some(r) => TableAnswer::Row(crate::query::table_row(index, &i.title, i.table, r)?),
+        None => TableAnswer::Table(crate::query::table(index, &i.title, i.table)?),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,12 +136,24 @@ pub struct InfoboxIn {
     pub field: Option<String>,
 }
 
+/// One infobox field, or every infobox of the page (a JSON array, as the CLI prints it).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum InfoboxAnswer {
+    Field(FieldAnswer),
+    All(Vec<InfoboxView>),
+}
+
 /// An infobox field's text, wikitext and links, or all infoboxes of the page.
-pub fn infobox(index: &Index, i: &InfoboxIn) -> Result<Value, ToolError> {
+pub fn infobox(index: &Index, i: &InfoboxIn) -> Result<InfoboxAnswer, ToolError> {
     if let Some(f) = &i.field {
-        return to_value(&crate::query::infobox_field(index, &i.title, f)?);
+        return Ok(InfoboxAnswer::Field(crate::query::infobox_field(
+            index, &i.title, f,
+        )?));
     }
-    to_value(&crate::query::infobox_views(index, &i.title)?)
+    Ok(InfoboxAnswer::All(crate::query::infobox_views(
+        index, &i.title,
+    )?))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -140,8 +164,8 @@ pub struct SiblingsIn {
 }
 
 /// Pages listed next to a page (same table column, list or navigation template).
-pub fn siblings(index: &Index, i: &SiblingsIn) -> Result<Value, ToolError> {
-    to_value(&crate::lists::siblings(
+pub fn siblings(index: &Index, i: &SiblingsIn) -> Result<crate::lists::Siblings, ToolError> {
+    Ok(crate::lists::siblings(
         index,
         &i.title,
         i.limit.unwrap_or(50),
@@ -154,16 +178,23 @@ pub struct LocateIn {
     pub locator: String,
 }
 
+/// A locator in its canonical text form, and what it points at or why it points nowhere.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocateAnswer {
+    pub locator: Locator,
+    #[serde(flatten)]
+    pub resolution: Resolution,
+}
+
 /// What a locator points at, or why it points nowhere (as `wikiwit locate --json`).
-pub fn locate(index: &Index, i: &LocateIn) -> Result<Value, ToolError> {
-    let loc = crate::locator::parse(&i.locator)
+pub fn locate(index: &Index, i: &LocateIn) -> Result<LocateAnswer, ToolError> {
+    let locator = crate::locator::parse(&i.locator)
         .map_err(|e| ToolError::BadRequest(format!("{:?}: {e}", i.locator)))?;
-    let res = crate::locator::resolve(index, &loc)?;
-    let mut v = to_value(&res)?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert("locator".into(), to_value(&loc)?);
-    }
-    Ok(v)
+    let resolution = crate::locator::resolve(index, &locator)?;
+    Ok(LocateAnswer {
+        locator,
+        resolution,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -182,7 +213,7 @@ pub struct FrontierIn {
 }
 
 /// The pages a question over the seed needs, each with its provenance.
-pub fn frontier(index: &Index, i: &FrontierIn) -> Result<Value, ToolError> {
+pub fn frontier(index: &Index, i: &FrontierIn) -> Result<crate::frontier::Frontier, ToolError> {
     use crate::frontier::{Op, PlanOptions, planner::ROW_RATIO};
     let ops = match &i.ops {
         None => Op::DEFAULT.to_vec(),
@@ -211,7 +242,7 @@ pub fn frontier(index: &Index, i: &FrontierIn) -> Result<Value, ToolError> {
         rules: crate::frontier::planner::Rules::default(),
     };
     match crate::frontier::plan(index, &opts) {
-        Ok(f) => to_value(&f),
+        Ok(f) => Ok(f),
         Err(e) if e.is_not_found() => Err(ToolError::NotFound(e.to_string())),
         Err(crate::frontier::FrontierError::BadRequest(m)) => Err(ToolError::BadRequest(m)),
         Err(e) => Err(ToolError::Internal(e.to_string())),
@@ -228,16 +259,25 @@ pub struct AuditIn {
     pub format: Option<String>,
 }
 
+/// An audit's summary (without a findings log: the findings are here) and its findings.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AuditAnswer {
+    #[serde(flatten)]
+    pub summary: crate::audit::Summary,
+    /// Every finding, in log order.
+    pub findings_list: Vec<crate::audit::Finding>,
+}
+
 /// Audits staged rows against a contract; the summary and every finding.
-pub fn audit(index: &Index, i: &AuditIn) -> Result<Value, ToolError> {
-    let summary = run_audit(index, i)?;
-    let mut v = to_value(&summary)?;
-    if let Some(o) = v.as_object_mut() {
-        // The temporary log is gone when this returns; the findings are the answer.
-        o.remove("findings_log");
-        o.insert("findings_list".into(), to_value(&summary.kept)?);
-    }
-    Ok(v)
+pub fn audit(index: &Index, i: &AuditIn) -> Result<AuditAnswer, ToolError> {
+    let mut summary = run_audit(index, i)?;
+    let findings_list = std::mem::take(&mut summary.kept);
+    // The temporary log is gone when this returns; the findings are the answer.
+    summary.findings_log = std::path::PathBuf::new();
+    Ok(AuditAnswer {
+        summary,
+        findings_list,
+    })
 }
 
 /// The audit of `i` in a temporary directory, its findings kept in the summary.
@@ -278,8 +318,8 @@ pub struct CiteIn {
 }
 
 /// Checks every citation of a report: existence, locator, support, quality.
-pub fn cite_check(index: &Index, i: &CiteIn) -> Result<Value, ToolError> {
-    to_value(&check_citations(index, i)?)
+pub fn cite_check(index: &Index, i: &CiteIn) -> Result<crate::cite::check::CheckReport, ToolError> {
+    check_citations(index, i)
 }
 
 /// The typed check of `i`'s citations, as `cite check` makes it with default options.

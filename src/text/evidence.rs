@@ -12,7 +12,7 @@ use super::search::TextSearcher;
 use super::{PageText, SentenceKind};
 
 /// A sentence with its place and score.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ScoredSentence {
     /// Section number (0 = lead).
     pub section: u32,

@@ -17,7 +17,7 @@ pub mod words;
 use serde::{Deserialize, Serialize};
 
 /// What a sentence was made from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SentenceKind {
     Prose,

@@ -16,9 +16,8 @@ use serde::Serialize;
 pub(crate) use decode::{
     decode_char_references, decode_entity_at, percent_decode, ucfirst, ucfirst_keep_long,
 };
-pub(crate) use interwiki::InterwikiMap;
-pub use interwiki::InterwikiProfile;
-pub(crate) use namespaces::NamespaceTable;
+pub use interwiki::{InterwikiMap, InterwikiProfile};
+pub use namespaces::NamespaceTable;
 pub(crate) use namespaces::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TALK, NS_TEMPLATE, NS_USER,
     NS_USER_TALK,

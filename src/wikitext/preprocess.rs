@@ -59,7 +59,7 @@ pub(crate) struct Ext {
 
 /// A template call or template argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Call {
+pub(crate) struct Call {
     pub span: Span,
     pub title: Vec<Node>,
     pub parts: Vec<Part>,

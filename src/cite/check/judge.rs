@@ -26,7 +26,7 @@ const FIGURE_CANDIDATES: usize = 5;
 
 /// One evidence sentence with its locator: page section, anchor, sentence number, and
 /// byte range in the page's wikitext.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct EvidenceSentence {
     pub section: u32,
     pub anchor: Option<String>,
@@ -39,7 +39,7 @@ pub struct EvidenceSentence {
 }
 
 /// The text the claim was checked against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "scope", content = "section")]
 pub enum Scope {
     Page,
@@ -48,7 +48,7 @@ pub enum Scope {
 }
 
 /// The support verdict for one citation, with its evidence chain.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SupportCheck {
     pub label: SupportLabel,
     /// 0..1, the scorer's support score.

@@ -11,7 +11,7 @@
 //! Pages are loaded once per check, however many citations point at them; citations are
 //! checked in report order, so the output is the same bytes on every run.
 
-pub(crate) mod judge;
+pub mod judge;
 pub mod quality;
 pub mod report;
 pub mod resolve;
@@ -32,7 +32,9 @@ pub(crate) use report::Summary;
 pub use report::{render_markdown, render_terminal};
 
 /// The verdict on one citation, from worst to best.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The cited text gives a different value for a quantity of the claim.
@@ -76,7 +78,7 @@ impl Verdict {
 }
 
 /// Everything checked about one citation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CitationCheck {
     /// The citation's id in the parsed report.
     pub id: usize,
@@ -108,7 +110,7 @@ pub struct CheckOptions {
 }
 
 /// The result of checking a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
     /// The index's wiki (`enwiki`).
     pub wiki: String,

@@ -181,7 +181,7 @@ pub(crate) fn independence_key(source: &Source) -> Option<String> {
 }
 
 /// The quality components of one citation and their combination.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Quality {
     pub relevance: Option<f64>,
     pub locator: Option<f64>,

@@ -14,7 +14,7 @@ use super::{CheckReport, CitationCheck, Verdict};
 use crate::cite::parse::{ParsedReport, Source};
 
 /// Aggregate metrics of one check.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     /// Citations extracted (one per marker and source).
     pub citations: usize,

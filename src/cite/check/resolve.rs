@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cite::parse::Source;
@@ -20,7 +21,7 @@ use crate::url::TextQuote;
 use crate::wikitext::PageStructure;
 
 /// Whether the cited source exists where the citation says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "status")]
 pub enum Existence {
     /// A page of the index, not a redirect.
@@ -51,7 +52,17 @@ impl Existence {
 
 /// What kind of source a citation names (for counts, tiers and diversity).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
@@ -94,7 +105,7 @@ impl SourceKind {
 }
 
 /// The cited revision (`oldid=`) against the dump's revision of the page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RevisionCheck {
     pub cited: u64,
     pub dump: u64,
@@ -104,7 +115,7 @@ pub struct RevisionCheck {
 }
 
 /// How narrowly a locator pins the passage, from none to a quoted span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     None,
@@ -117,7 +128,7 @@ pub enum Precision {
 }
 
 /// What became of the citation's locator.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct LocatorCheck {
     /// The precision the citation asks for.
     pub requested: Precision,
@@ -150,7 +161,7 @@ impl LocatorCheck {
 }
 
 /// A cited page found in the index.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CitedPage {
     pub title: String,
     pub page_id: u64,

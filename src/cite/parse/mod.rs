@@ -69,7 +69,7 @@ pub struct Citation {
 }
 
 /// What a citation points at, as precisely as the report allows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     Wikipedia {

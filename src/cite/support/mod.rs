@@ -34,7 +34,7 @@ impl SupportScorer {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SupportLabel {
     /// Score at least [`SUPPORTED_AT`], every figure found, no reversed negation.

@@ -32,9 +32,8 @@ use serde::{Deserialize, Serialize};
 use crate::siteinfo::SiteInfo;
 
 pub use expander::Expander;
-pub use expr::evaluate as evaluate_expr;
-pub use messages::Messages;
-pub(crate) use messages::MessagesError;
+pub use expr::{ExprError, evaluate as evaluate_expr};
+pub use messages::{DateFormats, Messages, MessagesError};
 
 /// Where template texts come from. Namespaces are numbers, titles DB keys (underscores).
 pub trait TemplateSource {
