@@ -188,10 +188,8 @@ fn hostile_expansion_dump() -> String {
 /// Runs `wikiwit build` and returns that one process's CPU seconds and peak resident
 /// megabytes, read with `wait4` on its pid: `RUSAGE_CHILDREN` would also count the builds
 /// that other tests of this binary run in parallel.
-#[expect(
-    clippy::zombie_processes,
-    reason = "the child is reaped by wait4, which clippy does not see"
-)]
+// The child is reaped by `wait4`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn build_measured(dump: &Path, index: &Path, extra: &[&str]) -> (f64, f64) {
     let child = wikiwit()
         .arg("build")

@@ -15,6 +15,7 @@ mod faults;
 mod fn_length;
 mod formats;
 mod frontier;
+mod fuzz_regressions;
 mod hostile;
 mod html;
 mod layers;

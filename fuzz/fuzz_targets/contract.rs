@@ -1,12 +1,11 @@
-//! The audit contract reader (JSON) on arbitrary bytes: a contract or a `ContractError`,
-//! and a read contract's filters compile or are refused, never a panic.
+//! Fuzz target `contract`: what it checks is `cases::contract` in `../cases.rs`, shared with
+//! `tests/fuzz_regressions.rs`, which replays the inputs kept from fuzzing runs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use wikiwit::audit::Contract;
+#[allow(dead_code)]
+#[path = "../cases.rs"]
+mod cases;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(c) = Contract::from_slice(data, "fuzz.json") {
-        let _ = c.filters();
-    }
-});
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| cases::contract(data));

@@ -1,25 +1,13 @@
-//! The dump reader on small mutated dumps (plain XML, bz2 framing, multistream): every
-//! page read, or an error naming where, never a panic or a hang.
+//! Fuzz target `dump`: what it checks is `cases::dump` in `../cases.rs`, shared with
+//! `tests/fuzz_regressions.rs`, which replays the inputs kept from fuzzing runs.
 #![no_main]
 
-use std::sync::atomic::AtomicBool;
+#[allow(dead_code)]
+#[path = "../cases.rs"]
+mod cases;
 
 use libfuzzer_sys::fuzz_target;
-use wikiwit::dump::Dump;
 
 fuzz_target!(|data: &[u8]| {
-    let path = std::env::temp_dir().join(format!("wikiwit-fuzz-dump-{}", std::process::id()));
-    std::fs::write(&path, data).expect("temp file");
-    let Ok(dump) = Dump::open(&path, None) else { return };
-    let cancel = AtomicBool::new(false);
-    let mut n = 0usize;
-    let _ = dump.pages(
-        |raw, _loc| Ok(raw.title.len() + raw.text.len()),
-        |_| {
-            n += 1;
-            Ok(())
-        },
-        |_| {},
-        &cancel,
-    );
+    cases::dump(data, &cases::scratch("dump"));
 });

@@ -1,11 +1,11 @@
-//! The locator grammar on arbitrary UTF-8: parses or refuses with a reason, never panics;
-//! a locator relative to a page parses alike.
+//! Fuzz target `locator`: what it checks is `cases::locator` in `../cases.rs`, shared with
+//! `tests/fuzz_regressions.rs`, which replays the inputs kept from fuzzing runs.
 #![no_main]
+
+#[allow(dead_code)]
+#[path = "../cases.rs"]
+mod cases;
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = wikiwit::locator::parse(text);
-    let _ = wikiwit::locator::parse_relative(text, "Danube");
-});
+fuzz_target!(|data: &[u8]| cases::locator(data));

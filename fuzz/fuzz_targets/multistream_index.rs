@@ -1,13 +1,13 @@
-//! The multistream index parser (`offset:page_id:title` lines, plain or bz2) on arbitrary
-//! bytes: an index or an error naming the line, never a panic.
+//! Fuzz target `multistream_index`: what it checks is `cases::multistream_index` in `../cases.rs`, shared with
+//! `tests/fuzz_regressions.rs`, which replays the inputs kept from fuzzing runs.
 #![no_main]
 
+#[allow(dead_code)]
+#[path = "../cases.rs"]
+mod cases;
+
 use libfuzzer_sys::fuzz_target;
-use wikiwit::dump::MultistreamIndex;
 
 fuzz_target!(|data: &[u8]| {
-    let path = std::env::temp_dir().join(format!("wikiwit-fuzz-index-{}", std::process::id()));
-    std::fs::write(&path, data).expect("temp file");
-    let file = std::fs::File::open(&path).expect("temp file");
-    let _ = MultistreamIndex::read(&path, file);
+    cases::multistream_index(data, &cases::scratch("multistream_index"));
 });

@@ -1,30 +1,11 @@
-//! The staged-rows reader (CSV and JSON lines) on arbitrary bytes: rows or per-row
-//! errors, never a panic or an endless loop.
+//! Fuzz target `rows`: what it checks is `cases::rows` in `../cases.rs`, shared with
+//! `tests/fuzz_regressions.rs`, which replays the inputs kept from fuzzing runs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use wikiwit::audit::rows::{Format, RowItem, RowReader};
+#[allow(dead_code)]
+#[path = "../cases.rs"]
+mod cases;
 
-fuzz_target!(|data: &[u8]| {
-    for format in [Format::Csv, Format::Jsonl] {
-        let Ok(mut r) = RowReader::new(data, format) else { continue };
-        let mut batches = 0;
-        loop {
-            match r.batch(64) {
-                Ok(items) if items.is_empty() => break,
-                Ok(items) => {
-                    for item in items {
-                        if let RowItem::Row(row) = item {
-                            for v in row.values.values() {
-                                let _ = v.joined(" | ");
-                            }
-                        }
-                    }
-                }
-                Err(_) => break,
-            }
-            batches += 1;
-            assert!(batches <= data.len() + 1, "the reader does not advance");
-        }
-    }
-});
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| cases::rows(data));
