@@ -364,6 +364,7 @@ impl Index {
             ops,
             limit,
             row_ratio: row_ratio.unwrap_or(wikiwit::frontier::planner::ROW_RATIO),
+            page_weight: wikiwit::frontier::planner::PAGE_WEIGHT,
             rules: wikiwit::frontier::Rules::default(),
         };
         let f = py
