@@ -13,15 +13,7 @@ fn refuse(dump: &Path, extra: &[&str], index: &Path, expect: &[&str]) {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    let o = wikiwit()
-        .arg("build")
-        .arg(dump)
-        .arg("--index")
-        .arg(index)
-        .arg("-q")
-        .args(extra)
-        .output()
-        .unwrap();
+    let o = build_command(dump, index, extra).output().unwrap();
     let err = stderr(&o);
     assert_eq!(
         o.status.code(),
