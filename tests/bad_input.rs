@@ -13,16 +13,7 @@ fn refuse(dump: &Path, extra: &[&str], index: &Path, expect: &[&str]) {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    refused(
-        wikiwit()
-            .arg("build")
-            .arg(dump)
-            .arg("--index")
-            .arg(index)
-            .arg("-q")
-            .args(extra),
-        expect,
-    );
+    refused(&mut build_command(dump, index, extra), expect);
     assert_eq!(export(index, "pages"), before, "the previous index changed");
     let mut after: Vec<PathBuf> = std::fs::read_dir(index.parent().unwrap())
         .unwrap()

@@ -191,13 +191,7 @@ fn hostile_expansion_dump() -> String {
 // The child is reaped by `wait4`, which clippy cannot see.
 #[allow(clippy::zombie_processes)]
 fn build_measured(dump: &Path, index: &Path, extra: &[&str]) -> (f64, f64) {
-    let child = wikiwit()
-        .arg("build")
-        .arg(dump)
-        .arg("--index")
-        .arg(index)
-        .arg("-q")
-        .args(extra)
+    let child = build_command(dump, index, extra)
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("wikiwit build starts");

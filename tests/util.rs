@@ -67,13 +67,19 @@ pub fn ok(cmd: &mut Command) -> String {
 
 /// Builds `dump` into `index` with extra arguments.
 pub fn build(dump: &Path, index: &Path, extra: &[&str]) -> String {
-    ok(wikiwit()
-        .arg("build")
+    ok(&mut build_command(dump, index, extra))
+}
+
+/// `wikiwit build DUMP --index INDEX -q EXTRA…`, not yet run.
+pub fn build_command(dump: &Path, index: &Path, extra: &[&str]) -> Command {
+    let mut c = wikiwit();
+    c.arg("build")
         .arg(dump)
         .arg("--index")
         .arg(index)
         .arg("-q")
-        .args(extra))
+        .args(extra);
+    c
 }
 
 /// Runs `wikiwit export TABLE --index DIR`.

@@ -119,6 +119,16 @@ const AUXILIARIES: [&str; 9] = [
     "did", "does", "do", "was", "were", "is", "are", "has", "had",
 ];
 
+/// Where the question's first question word (what, which, who, …) is.
+fn first_question_word(tokens: &[Token]) -> Option<usize> {
+    tokens.iter().position(|t| {
+        matches!(
+            t.folded.as_str(),
+            "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how"
+        )
+    })
+}
+
 /// The wh-phrase of the question: its first question word, then — past a copula, an
 /// article, numbers and words of the seed's title ("which **2013 Los Angeles Galaxy**
 /// player") — the content words that follow, up to the first function word ("of",
@@ -126,12 +136,7 @@ const AUXILIARIES: [&str; 9] = [
 pub(crate) fn asked_for(query: &str, seed_title: &str) -> Option<AskedFor> {
     let seed: Vec<String> = content(seed_title).map(|t| t.stem).collect();
     let tokens = tokenize(query);
-    let i = tokens.iter().position(|t| {
-        matches!(
-            t.folded.as_str(),
-            "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how"
-        )
-    })?;
+    let i = first_question_word(&tokens)?;
     let mut wh = tokens[i].folded.clone();
     let mut j = i + 1;
     if wh == "how"
@@ -189,12 +194,7 @@ const BIRTH_ORDER: [&str; 8] = [
 /// compare.
 pub(crate) fn asks_which_row(query: &str) -> Option<String> {
     let tokens = tokenize(query);
-    let i = tokens.iter().position(|t| {
-        matches!(
-            t.folded.as_str(),
-            "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how"
-        )
-    })?;
+    let i = first_question_word(&tokens)?;
     if !matches!(tokens[i].folded.as_str(), "which" | "who" | "whom") {
         return None;
     }
