@@ -375,3 +375,38 @@ fn query_commands_refuse_damaged_title_maps_and_adjacency_files() {
         refused_when_damaged(&index, file, args, wants);
     }
 }
+
+/// A flipped byte in any file of the full-text index (`text/`), which tantivy itself
+/// checks only when asked to read every byte: `search` checks each 64 KiB chunk it reads
+/// against `text/chunks.crc32` and refuses with exit 2 and the file named. The sample
+/// wiki's files are one chunk each, so one search reads a chunk of every file.
+#[test]
+fn search_refuses_a_damaged_full_text_index_file() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &[]);
+    let mut checked = Vec::new();
+    for rel in files(&index.join("text")) {
+        let name = rel.display().to_string();
+        if name.ends_with(".lock") {
+            continue;
+        }
+        let file = format!("text/{name}");
+        refused_when_damaged(&index, &file, &["search", "river"], &["corrupt index data"]);
+        checked.push(name);
+    }
+    for suffix in [
+        "chunks.crc32",
+        "meta.json",
+        ".idx",
+        ".term",
+        ".fast",
+        ".fieldnorm",
+    ] {
+        assert!(
+            checked.iter().any(|c| c.ends_with(suffix)),
+            "no {suffix} in {checked:?}"
+        );
+    }
+    ok(wikiwit().args(["search", "river", "--index"]).arg(&index));
+}

@@ -510,7 +510,7 @@ impl Planning<'_> {
         texts: &mut PageTexts,
     ) -> Result<UnitScores, FrontierError> {
         let (searcher, query) = (self.searcher, &self.opts.query);
-        let own = score_units(searcher, &units.texts, query);
+        let own = score_units(searcher, &units.texts, query)?;
         // A question names its row by what the row says and by what the row's pages say
         // ("the club whose coach played for Malmö FF"): a unit's score adds its best
         // linked page's score for the terms the row leaves unexplained.
@@ -958,7 +958,7 @@ fn score_units(
     searcher: &crate::text::search::TextSearcher,
     units: &[(String, String)],
     query: &str,
-) -> Vec<f64> {
+) -> Result<Vec<f64>, crate::text::search::SearchError> {
     let text = PageText {
         sections: vec![SectionText {
             sentences: units
@@ -973,7 +973,7 @@ fn score_units(
         }],
     };
     let mut scores = vec![0.0; units.len()];
-    for s in best_sentences(searcher, &text, None, query, units.len()) {
+    for s in best_sentences(searcher, &text, None, query, units.len())? {
         scores[s.sentence] = s.score;
     }
     // Words every row of a table shares (its column labels, a repeated value) say
@@ -986,14 +986,14 @@ fn score_units(
         *f = f.min(*s);
         *sizes.entry(g).or_default() += 1;
     }
-    units
+    Ok(units
         .iter()
         .zip(&scores)
         .map(|((loc, _), s)| {
             let g = group_of(loc);
             if sizes[g] > 1 { s - floors[g] } else { *s }
         })
-        .collect()
+        .collect())
 }
 
 /// The table (`Seed#Table 2`) or list set a unit belongs to.

@@ -97,10 +97,10 @@ impl<'a> PageTexts<'a> {
         let Some((text, terms)) = prepared else {
             return Ok((0.0, None));
         };
-        let idf = self
-            .idf
-            .entry(query.to_string())
-            .or_insert_with(|| claim_idf(searcher, query));
+        let idf = match self.idf.entry(query.to_string()) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(claim_idf(searcher, query)?),
+        };
         Ok(match terms.rank(idf, SENTENCES_PER_PAGE).first() {
             Some(&(score, c)) => {
                 let (section, sentence) = terms.place(c);

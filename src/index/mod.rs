@@ -37,7 +37,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 
 /// File names inside an index directory.
 pub mod files {
@@ -121,6 +121,9 @@ pub enum IndexError {
         "{path} was built with --no-expand (or --pages-only): it holds no templates to expand with; rebuild without --no-expand"
     )]
     NotExpanded { path: PathBuf },
+    /// The full-text index failed, or one of its files failed its check.
+    #[error(transparent)]
+    Text(#[from] crate::text::search::SearchError),
 }
 
 impl IndexError {
@@ -144,7 +147,9 @@ pub struct Index {
     /// Plain text per page (absent for `--no-text` builds).
     text: Option<Store<StoredText>>,
     /// The full-text searcher, opened on first use.
-    searcher: std::sync::OnceLock<Result<crate::text::search::TextSearcher, String>>,
+    searcher: std::sync::OnceLock<
+        Result<crate::text::search::TextSearcher, crate::text::search::SearchError>,
+    >,
 }
 
 /// The stores a build writes from parsed wikitext: everything but pages and titles.
@@ -520,14 +525,12 @@ impl Index {
                 path: self.dir.clone(),
             });
         }
-        match self.searcher.get_or_init(|| {
-            crate::text::search::TextSearcher::open(&self.dir).map_err(|e| e.to_string())
-        }) {
+        match self
+            .searcher
+            .get_or_init(|| crate::text::search::TextSearcher::open(&self.dir))
+        {
             Ok(s) => Ok(s),
-            Err(e) => Err(IndexError::DataCorruption {
-                path: self.dir.join(crate::text::search::DIR),
-                comment: e.clone(),
-            }),
+            Err(e) => Err(IndexError::Text(e.clone())),
         }
     }
 

@@ -182,7 +182,7 @@ pub fn search(
         }
         let s = index.structure(number)?;
         let best = match index.page_text(number)? {
-            Some(t) => best_sentences(searcher, &t, Some(section), query, 1)
+            Some(t) => best_sentences(searcher, &t, Some(section), query, 1)?
                 .into_iter()
                 .next(),
             None => None,

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::search::TextSearcher;
+use super::search::{SearchError, TextSearcher};
 use super::{PageText, SentenceKind};
 
 /// A sentence with its place and score.
@@ -36,13 +36,13 @@ pub(crate) fn best_sentences(
     section: Option<u32>,
     claim: &str,
     k: usize,
-) -> Vec<ScoredSentence> {
-    let idf = claim_idf(searcher, claim);
+) -> Result<Vec<ScoredSentence>, SearchError> {
+    let idf = claim_idf(searcher, claim)?;
     if idf.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let terms = SentenceTerms::new(searcher, text, section);
-    terms
+    Ok(terms
         .rank(&idf, k)
         .into_iter()
         .map(|(score, c)| {
@@ -58,29 +58,32 @@ pub(crate) fn best_sentences(
                 end: s.end,
             }
         })
-        .collect()
+        .collect())
 }
 
 /// The claim's distinct terms in sorted order, each with its wiki-wide IDF. A vector in
 /// sorted term order, not a map: the BM25 sum is then taken in the same order every run,
 /// so scores (and ties) are bit-for-bit reproducible.
-pub(crate) fn claim_idf(searcher: &TextSearcher, claim: &str) -> Vec<(String, f64)> {
+pub(crate) fn claim_idf(
+    searcher: &TextSearcher,
+    claim: &str,
+) -> Result<Vec<(String, f64)>, SearchError> {
     let mut claim_terms = searcher.terms(claim);
     claim_terms.sort();
     claim_terms.dedup();
     claim_terms
         .into_iter()
         .map(|t| {
-            let idf = term_idf(searcher, &t);
-            (t, idf)
+            let idf = term_idf(searcher, &t)?;
+            Ok((t, idf))
         })
         .collect()
 }
 
 /// The wiki-wide IDF of an analysed term.
-pub(crate) fn term_idf(searcher: &TextSearcher, term: &str) -> f64 {
-    let (df, n) = searcher.doc_freq(term);
-    ((n as f64 - df as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
+pub(crate) fn term_idf(searcher: &TextSearcher, term: &str) -> Result<f64, SearchError> {
+    let (df, n) = searcher.doc_freq(term)?;
+    Ok(((n as f64 - df as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln())
 }
 
 /// A page's sentences (optionally one section's) tokenized once, so that they can be

@@ -7,6 +7,7 @@
 //! ([`crate::wikitext`]), stored per page (`text.rec`), and indexed for BM25 search
 //! ([`search`], tantivy).
 
+pub(crate) mod checked;
 pub mod evidence;
 pub(crate) mod quantities;
 pub mod search;

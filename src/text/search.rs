@@ -25,17 +25,46 @@ use super::PageText;
 /// Directory of the text index inside an index directory.
 pub const DIR: &str = "text";
 
-/// Errors of the text index (tantivy's, with the operation that failed).
-#[derive(Debug, thiserror::Error)]
-#[error("text index: {what}: {source}")]
-pub struct SearchError {
-    what: &'static str,
-    #[source]
-    source: tantivy::TantivyError,
+/// Errors of the text index.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SearchError {
+    /// Tantivy's, with the operation that failed.
+    #[error("text index: {what}: {source}")]
+    Tantivy {
+        what: &'static str,
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    /// A file of the text index failed its check ([`super::checked`]).
+    #[error("{}: corrupt index data: {comment}", path.display())]
+    Damaged {
+        path: std::path::PathBuf,
+        comment: String,
+    },
 }
 
 fn err(what: &'static str) -> impl FnOnce(tantivy::TantivyError) -> SearchError {
-    move |source| SearchError { what, source }
+    move |source| SearchError::Tantivy { what, source }
+}
+
+impl From<super::checked::Damage> for SearchError {
+    fn from(d: super::checked::Damage) -> SearchError {
+        SearchError::Damaged {
+            path: d.path,
+            comment: d.comment,
+        }
+    }
+}
+
+impl SearchError {
+    /// This error, or the damage behind it when a chunk check failed: tantivy reports a
+    /// failed read as an opaque I/O error several layers up.
+    fn or_damage(self, damage: &super::checked::DamageLog) -> SearchError {
+        match (self, damage.first()) {
+            (SearchError::Tantivy { .. }, Some(d)) => d.into(),
+            (other, _) => other,
+        }
+    }
 }
 
 /// The schema's fields.
@@ -97,6 +126,8 @@ fn schema() -> (Schema, Fields) {
 pub(crate) struct TextIndexWriter {
     writer: IndexWriter,
     fields: Fields,
+    /// The tantivy directory, where [`TextIndexWriter::finish`] writes the chunk table.
+    path: std::path::PathBuf,
 }
 
 /// Makes a page's documents; cheap to copy to worker threads, so that documents are
@@ -151,7 +182,7 @@ impl TextIndexWriter {
     /// Creates the index in `dir/text`.
     pub fn create(dir: &Path, memory_mb: usize) -> Result<TextIndexWriter, SearchError> {
         let path = dir.join(DIR);
-        std::fs::create_dir_all(&path).map_err(|e| SearchError {
+        std::fs::create_dir_all(&path).map_err(|e| SearchError::Tantivy {
             what: "creating the directory",
             source: tantivy::TantivyError::from(
                 tantivy::directory::error::OpenDirectoryError::wrap_io_error(e, path.clone()),
@@ -180,7 +211,11 @@ impl TextIndexWriter {
         // 1.6 MB less on the OTT-QA dump — but became the build's critical path: 17 s
         // of wall time instead of 13 for the same CPU time.)
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        Ok(TextIndexWriter { writer, fields })
+        Ok(TextIndexWriter {
+            writer,
+            fields,
+            path,
+        })
     }
 
     pub(crate) fn doc_maker(&self) -> DocMaker {
@@ -204,11 +239,15 @@ impl TextIndexWriter {
         Ok(())
     }
 
-    /// Commits and waits for merges; the index is complete when this returns.
+    /// Commits, waits for merges, and writes the chunk table readers check reads
+    /// against ([`super::checked`]); the index is complete when this returns.
     pub fn finish(mut self) -> Result<(), SearchError> {
         self.writer.commit().map_err(err("committing"))?;
         self.writer.wait_merging_threads().map_err(err("merging"))?;
-        Ok(())
+        super::checked::write(&self.path).map_err(|e| SearchError::Tantivy {
+            what: "writing the chunk table",
+            source: tantivy::TantivyError::from(e),
+        })
     }
 }
 
@@ -242,20 +281,32 @@ pub struct Hit {
 pub struct TextSearcher {
     reader: IndexReader,
     fields: Fields,
+    /// Where reads of damaged files are recorded, to name them in errors.
+    damage: super::checked::DamageLog,
 }
 
 impl TextSearcher {
+    /// Opens the text index of the index in `dir`, its files checked as they are read.
     pub fn open(dir: &Path) -> Result<TextSearcher, SearchError> {
         // Queries are analysed by `terms`, not by the index's tokenizer manager, so
         // nothing needs registering here.
-        let index = Index::open_in_dir(dir.join(DIR)).map_err(err("opening"))?;
+        let directory = super::checked::CheckedDirectory::open(&dir.join(DIR))?;
+        let damage = directory.damage();
+        let open = || {
+            let index = Index::open(directory).map_err(err("opening"))?;
+            index
+                .reader_builder()
+                .reload_policy(ReloadPolicy::Manual)
+                .try_into()
+                .map_err(err("opening a reader"))
+        };
+        let reader = open().map_err(|e| e.or_damage(&damage))?;
         let (_, fields) = schema();
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(err("opening a reader"))?;
-        Ok(TextSearcher { reader, fields })
+        Ok(TextSearcher {
+            reader,
+            fields,
+            damage,
+        })
     }
 
     /// The query for `text`: each of its words, as the index analyses them, looked up in
@@ -293,6 +344,17 @@ impl TextSearcher {
     /// BM25 search; `page`/`section` restrict to one page or one section of it. Hits
     /// are ordered by score, then page and section number (deterministic ties).
     pub fn search(
+        &self,
+        query: &str,
+        page: Option<u32>,
+        section: Option<u32>,
+        limit: usize,
+    ) -> Result<Vec<Hit>, SearchError> {
+        self.ranked(query, page, section, limit)
+            .map_err(|e| e.or_damage(&self.damage))
+    }
+
+    fn ranked(
         &self,
         query: &str,
         page: Option<u32>,
@@ -389,10 +451,13 @@ impl TextSearcher {
     }
 
     /// Number of sections containing `term` (an analysed term), and of all sections.
-    pub(crate) fn doc_freq(&self, term: &str) -> (u64, u64) {
+    pub(crate) fn doc_freq(&self, term: &str) -> Result<(u64, u64), SearchError> {
         let searcher = self.reader.searcher();
         let t = Term::from_field_text(self.fields.body, term);
-        (searcher.doc_freq(&t).unwrap_or(0), searcher.num_docs())
+        let df = searcher
+            .doc_freq(&t)
+            .map_err(|e| err("reading a term")(e).or_damage(&self.damage))?;
+        Ok((df, searcher.num_docs()))
     }
 }
 

@@ -14,7 +14,7 @@ use crate::cite::support::{self, SupportLabel, SupportScorer};
 use crate::query::section_anchor;
 use crate::text::PageText;
 use crate::text::evidence::{ScoredSentence, best_sentences};
-use crate::text::search::TextSearcher;
+use crate::text::search::{SearchError, TextSearcher};
 use crate::wikitext::PageStructure;
 
 /// BM25 candidates handed to the scorer. The scorer combines at most
@@ -93,25 +93,25 @@ pub(crate) fn judge(
     page: &PageData,
     locator: &LocatorCheck,
     claim: &str,
-) -> SupportCheck {
+) -> Result<SupportCheck, SearchError> {
     let cited = match locator.section {
         Some(n) if locator.precision >= super::resolve::Precision::Section => Scope::Section(n),
         _ => Scope::Page,
     };
     // The page's ranking serves both scopes: each keeps the ranked sentences it covers.
-    let ranked = best_sentences(searcher, &page.text, None, claim, usize::MAX);
+    let ranked = best_sentences(searcher, &page.text, None, claim, usize::MAX)?;
     let first = judge_in(page, locator, claim, &ranked, cited);
     if first.label == SupportLabel::Supported || cited == Scope::Page {
-        return first;
+        return Ok(first);
     }
     let whole = judge_in(page, locator, claim, &ranked, Scope::Page);
     if whole.label == SupportLabel::Supported {
-        return SupportCheck {
+        return Ok(SupportCheck {
             outside_cited_section: true,
             ..whole
-        };
+        });
     }
-    first
+    Ok(first)
 }
 
 fn judge_in(

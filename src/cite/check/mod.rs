@@ -155,7 +155,7 @@ pub fn check_report(
             (Some(p), Some(request), Some(searcher)) => {
                 let data = load(index, &mut pages, p.number)?;
                 target.locator = resolve::locate(&request, &data.structure, &data.text);
-                Some(judge::judge(searcher, data, &target.locator, &c.claim))
+                Some(judge::judge(searcher, data, &target.locator, &c.claim)?)
             }
             _ => None,
         };
