@@ -117,7 +117,7 @@ fn index_file_from_another_dump() {
     let other = data("ltgwiki-2017-multistream-index.txt.bz2");
     refuse(
         &dump,
-        &["--index-file", other.to_str().unwrap()],
+        &["--multistream-index", other.to_str().unwrap()],
         &index,
         &[
             "does not match the dump",
@@ -146,7 +146,7 @@ fn refuse_edited_index(edit: impl Fn(Vec<String>) -> Vec<String>, expect: &[&str
     let idx = edited_index(tmp.path(), edit);
     refuse(
         &data("enwiki-2016-206pages-multistream.xml.bz2"),
-        &["--index-file", idx.to_str().unwrap()],
+        &["--multistream-index", idx.to_str().unwrap()],
         &index,
         expect,
     );

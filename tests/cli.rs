@@ -187,3 +187,66 @@ fn demo_runs_on_the_embedded_sample() {
     );
     assert!(out.contains("Danube#Iron Gates"), "{out}");
 }
+
+/// The help of `wikiwit PATH… --help`, and the subcommands it lists.
+fn help_of(path: &[String]) -> (String, Vec<String>) {
+    let help = ok(wikiwit().args(path).arg("--help"));
+    let commands = match help.split("Commands:").nth(1) {
+        Some(rest) => rest
+            .split("\n\n")
+            .next()
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|&c| c != "help")
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    (help, commands)
+}
+
+/// Every command that prints results takes the same `--json`, documented alike; enum
+/// options list their values in `--help` and refuse others with exit code 2; the
+/// numbering rule is stated in the top-level help.
+#[test]
+fn options_are_spelled_and_documented_alike() {
+    let (top, commands) = help_of(&[]);
+    assert!(commands.len() >= 20, "{commands:?}");
+    assert!(top.contains("Numbering: sections and tables count from 1"));
+    let mut todo: Vec<Vec<String>> = commands.into_iter().map(|c| vec![c]).collect();
+    let mut with_json = Vec::new();
+    while let Some(path) = todo.pop() {
+        let (help, subs) = help_of(&path);
+        todo.extend(subs.into_iter().map(|s| [path.clone(), vec![s]].concat()));
+        let lines: Vec<&str> = help
+            .lines()
+            .filter(|l| l.trim_start().starts_with("--json"))
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        assert_eq!(lines.len(), 1, "{path:?}: {lines:?}");
+        assert!(
+            lines[0].contains("Print JSON instead of text: one object per line for a list"),
+            "{path:?}: {}",
+            lines[0]
+        );
+        with_json.push(path.join(" "));
+    }
+    assert!(with_json.len() >= 20, "{with_json:?}");
+    let links = ok(wikiwit().args(["links", "--help"]));
+    assert!(links.contains("[possible values: prose, list, table, infobox"));
+    assert!(links.contains("[possible values: own, template]"));
+    let build = ok(wikiwit().args(["build", "--help"]));
+    assert!(build.contains("[possible values: auto, mediawiki, wikimedia]"));
+    assert!(build.contains("--multistream-index <IDX>"));
+    refused(
+        wikiwit().args(["links", "Danube", "--context", "footnote"]),
+        &["invalid value 'footnote'", "possible values"],
+    );
+    refused(
+        wikiwit().args(["build", "x.xml", "--interwiki", "wikia"]),
+        &["invalid value 'wikia'", "auto, mediawiki, wikimedia"],
+    );
+}

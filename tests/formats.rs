@@ -55,7 +55,7 @@ fn multistream_single_stream_and_threads_agree() {
         build(
             &multi,
             &with,
-            &["--index-file", idx.to_str().unwrap(), "-j", threads],
+            &["--multistream-index", idx.to_str().unwrap(), "-j", threads],
         );
         assert_same_index(
             &t.join("single"),
@@ -89,7 +89,7 @@ fn ltgwiki_multistream_matches_single_stream() {
         build(
             &data("ltgwiki-2017-multistream.xml.bz2"),
             &b,
-            &["--index-file", idx.to_str().unwrap(), "-j", threads],
+            &["--multistream-index", idx.to_str().unwrap(), "-j", threads],
         );
         assert_same_index(&t.join("a"), &b, &format!("ltgwiki, {threads} threads"));
     }

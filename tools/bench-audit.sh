@@ -25,7 +25,7 @@ ix=${1:-}
 if [ -z "$ix" ]; then
   ix=$out/ix
   "$bin/wikiwit" build "$shared/data/ottqa-wiki-183k-multistream.xml.bz2" \
-    --index-file "$shared/data/ottqa-wiki-183k-multistream-index.txt.bz2" --index "$ix" -q >/dev/null
+    --multistream-index "$shared/data/ottqa-wiki-183k-multistream-index.txt.bz2" --index "$ix" -q >/dev/null
 fi
 
 echo "== acceptance: row evidence on every table row of $ix =="

@@ -29,7 +29,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 idx_args=()
-[ -n "$idx" ] && [ "$idx" != "-" ] && idx_args=(--index-file "$idx")
+[ -n "$idx" ] && [ "$idx" != "-" ] && idx_args=(--multistream-index "$idx")
 
 echo "dump: $dump ($(stat -c %s "$dump") bytes), threads: $threads, runs: $runs, extra: ${extra[*]:-none}"
 ratios=(); rss=(); ww=(); lb=()

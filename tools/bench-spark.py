@@ -165,7 +165,7 @@ def main() -> int:
             ix = out / "ix"
             dump = shared / "ottqa-wiki-183k-multistream.xml.bz2"
             subprocess.run(
-                [bin_dir / "wikiwit", "build", dump, "--index-file",
+                [bin_dir / "wikiwit", "build", dump, "--multistream-index",
                  shared / "ottqa-wiki-183k-multistream-index.txt.bz2", "--index", ix, "-q"],
                 check=True, stdout=subprocess.DEVNULL,
             )

@@ -19,9 +19,8 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     #[command(flatten)]
     html: super::HtmlArg,
 }
@@ -50,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         super::write_html(file, &page)?;
     }
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.out.json {
         super::print_json(&mut out, &s)?;
     } else {
         writeln!(

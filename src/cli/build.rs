@@ -18,8 +18,8 @@ pub struct Args {
     /// The dump: .xml, .xml.bz2 or multistream .xml.bz2 (format detected from the bytes).
     dump: PathBuf,
     /// The multistream index (`…-multistream-index.txt.bz2`); checked against the dump.
-    #[arg(long, value_name = "IDX")]
-    index_file: Option<PathBuf>,
+    #[arg(long, value_name = "IDX", visible_alias = "index-file")]
+    multistream_index: Option<PathBuf>,
     /// Output directory (default: index/<dbname>). Replaced atomically when complete.
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
@@ -28,7 +28,8 @@ pub struct Args {
     threads: usize,
     /// Interwiki prefix table: auto (from the dump's host), mediawiki (a fresh
     /// MediaWiki's table) or wikimedia (Wikipedia's: languages and sister projects).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto",
+          value_parser = super::one_of(&InterwikiProfile::ALL, InterwikiProfile::as_str))]
     interwiki: InterwikiProfile,
     /// Skip the plain-text store and the full-text index (faster; no `text`/`search`).
     #[arg(long)]
@@ -62,9 +63,8 @@ pub struct Args {
     /// revision and record the other page in warnings.jsonl).
     #[arg(long)]
     strict: bool,
-    /// Print the summary as JSON (the manifest).
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     /// No progress bar.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let opts = BuildOptions {
         dump: args.dump.clone(),
-        multistream_index: args.index_file.clone(),
+        multistream_index: args.multistream_index.clone(),
         index_dir: args.index.clone(),
         threads: args.threads,
         interwiki: args.interwiki,
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let report = build(&opts, &bar, &cancel)
         .with_context(|| format!("building an index from {}", args.dump.display()))?;
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.out.json {
         super::print_json(&mut out, &report.manifest)?;
     } else {
         summary(&mut out, &report.dir, &report.manifest)?;

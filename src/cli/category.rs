@@ -8,8 +8,8 @@ pub struct Args {
     name: String,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -17,7 +17,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     query_cmds::run(
         || wikiwit::query::category(&index, &args.name),
         |out, c| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(out, &c);
             }
             writeln!(

@@ -21,8 +21,8 @@ enum Sub {
     /// Extract every citation with its span, claim and structured source.
     Parse {
         report: PathBuf,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        out: super::JsonArg,
         /// What a marker vouches for: its sentence, or every sentence since the previous
         /// marker of its paragraph (agents often cite once, at a paragraph's end).
         #[arg(long, value_enum, default_value = "sentence")]
@@ -34,10 +34,10 @@ enum Sub {
         report: PathBuf,
         #[command(flatten)]
         index: IndexArg,
-        #[arg(long, conflicts_with = "markdown")]
-        json: bool,
+        #[command(flatten)]
+        out: super::JsonArg,
         /// A markdown report instead of the terminal summary.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "json")]
         markdown: bool,
         /// Authority tiers (JSON: {"kinds": {"web": 0.3}, "domains": {"nature.com": 0.9}}).
         #[arg(long, value_name = "FILE")]
@@ -57,8 +57,8 @@ enum Sub {
         /// Where word rarity is counted: every claim's evidence, or each claim's own.
         #[arg(long, value_enum, default_value = "corpus")]
         idf: Idf,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        out: super::JsonArg,
     },
 }
 
@@ -88,13 +88,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     match args.command {
         Sub::Parse {
             report,
-            json,
+            out: j,
             claim,
-        } => parse(&mut out, &report, json, claim.into()),
+        } => parse(&mut out, &report, j.json, claim.into()),
         Sub::Check {
             report,
             index,
-            json,
+            out: j,
             markdown,
             tiers,
             as_of,
@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 let page = wikiwit::html::cite::report(&checked, &name, &html.links());
                 super::write_html(file, &page)?;
             }
-            if json {
+            if j.json {
                 super::print_json(&mut out, &checked)?;
             } else if markdown {
                 out.write_all(check::render_markdown(&checked, &name).as_bytes())?;
@@ -131,14 +131,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 Outcome::Success
             })
         }
-        Sub::EvalSupport { claims, idf, json } => {
+        Sub::EvalSupport {
+            claims,
+            idf,
+            out: j,
+        } => {
             let data = wikiwit::cite::eval::read_wice(&claims)?;
             let (idf, idf_name) = match idf {
                 Idf::Corpus => (wikiwit::cite::eval::IdfScope::Corpus, "corpus"),
                 Idf::Claim => (wikiwit::cite::eval::IdfScope::Claim, "claim"),
             };
             let r = wikiwit::cite::eval::evaluate(&data, idf);
-            if json {
+            if j.json {
                 super::print_json(&mut out, &r)?;
             } else {
                 writeln!(

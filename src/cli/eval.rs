@@ -59,8 +59,8 @@ pub struct FrontierArgs {
     misses: bool,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -88,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut out = std::io::stdout().lock();
     if let Some(k) = a.folds {
         let report = cross_validate(&index, &instances, k, settings)?;
-        if a.json {
+        if a.out.json {
             super::print_json(&mut out, &report)?;
         } else {
             print_folds(&mut out, &report)?;
@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     if a.misses {
         let report = misses(&index, &instances, settings)?;
-        if a.json {
+        if a.out.json {
             super::print_json(&mut out, &report)?;
         } else {
             print_misses(&mut out, &report, a.per_instance)?;
@@ -105,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let report = evaluate(&index, &instances, &configs, settings)?;
-    if a.json {
+    if a.out.json {
         super::print_json(&mut out, &report)?;
     } else {
         print_table(&mut out, &report, a.per_instance)?;

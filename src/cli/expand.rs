@@ -15,9 +15,8 @@ pub struct Args {
     title: Option<String>,
     #[command(flatten)]
     index: IndexArg,
-    /// One JSON object: the text, templates and modules used, warnings, limit report.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     /// The content language's messages, recorded from a MediaWiki
     /// (`tools/mediawiki/record-messages`); default: the build's `--messages`, else
     /// English.
@@ -41,6 +40,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     query_cmds::run(
         || wikiwit::query::expand_text_with(&index, args.title.as_deref(), &text, messages.clone()),
-        |out, v| super::page::print_expansion(out, &v, args.json),
+        |out, v| super::page::print_expansion(out, &v, args.out.json),
     )
 }

@@ -59,8 +59,8 @@ pub struct Args {
     show_rejected: usize,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -105,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Err(e) => return Err(e.into()),
     };
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.out.json {
         super::print_json(&mut out, &f)?;
     } else {
         print_text(&mut out, &f, args.show_rejected)?;
@@ -146,7 +146,7 @@ fn run_operators(index: &Index, args: &Args, ops: &[Op]) -> anyhow::Result<Outco
     }
     let mut out = std::io::stdout().lock();
     for r in &results {
-        if args.json {
+        if args.out.json {
             super::print_json(&mut out, r)?;
             continue;
         }

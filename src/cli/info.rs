@@ -6,9 +6,8 @@ use super::{IndexArg, Outcome};
 pub struct Args {
     #[command(flatten)]
     index: IndexArg,
-    /// Print the manifest as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     /// Also recompute every file's checksum.
     #[arg(long)]
     verify: bool,
@@ -21,7 +20,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let mut out = std::io::stdout().lock();
     let m = index.manifest();
-    if args.json {
+    if args.out.json {
         super::print_json(&mut out, m)?;
     } else {
         use std::io::Write;

@@ -9,8 +9,8 @@ pub struct Args {
     field: Option<String>,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     /// Print the field's wikitext instead of its plain text.
     #[arg(long)]
     raw: bool,
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         return query_cmds::run(
             || wikiwit::query::infobox_field(&index, &args.title, f),
             |out, f| {
-                if args.json {
+                if args.out.json {
                     return super::print_json(out, &f);
                 }
                 writeln!(out, "{}", if args.raw { &f.raw } else { &f.text })?;
@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         || wikiwit::query::infobox_views(&index, &args.title),
         |out, boxes| {
             for b in &boxes {
-                if args.json {
+                if args.out.json {
                     super::print_json(out, b)?;
                     continue;
                 }

@@ -14,30 +14,17 @@ pub struct Args {
     /// With --in: only links to the page itself, not through its redirects.
     #[arg(long)]
     direct: bool,
-    /// Only links in this context: prose, list, table, infobox, template, ref, gallery, caption.
-    #[arg(long, value_parser = parse_context)]
+    /// Only links in this context (where the link sits in the page).
+    #[arg(long, value_parser = super::one_of(&Context::ALL, Context::as_str))]
     context: Option<Context>,
     /// Only links written in the page's own text (`own`) or made by its templates
     /// (`template`).
-    #[arg(long, value_parser = parse_origin)]
+    #[arg(long, value_parser = super::one_of(&Origin::ALL, Origin::as_str))]
     origin: Option<Origin>,
     #[command(flatten)]
     index: IndexArg,
-    /// One JSON object per link.
-    #[arg(long)]
-    json: bool,
-}
-
-fn parse_context(s: &str) -> Result<Context, String> {
-    Context::parse(s).ok_or_else(|| {
-        format!(
-            "unknown context {s:?}: prose, list, table, infobox, template, ref, gallery or caption"
-        )
-    })
-}
-
-fn parse_origin(s: &str) -> Result<Origin, String> {
-    Origin::parse(s).ok_or_else(|| format!("unknown origin {s:?}: own or template"))
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -47,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             || wikiwit::query::inlinks(&index, &args.title, args.context, args.direct, args.origin),
             |out, links| {
                 for l in links {
-                    if args.json {
+                    if args.out.json {
                         super::print_json(out, &l)?;
                     } else {
                         let ctx: Vec<&str> = l.contexts.iter().map(|c| c.as_str()).collect();
@@ -69,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         || wikiwit::query::outlinks(&index, &args.title, args.context, args.origin),
         |out, links| {
             for l in links {
-                if args.json {
+                if args.out.json {
                     super::print_json(out, &l)?;
                 } else {
                     let target = match (&l.resolved, l.status) {

@@ -12,8 +12,8 @@ pub struct Args {
     locator: String,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
     let res = wikiwit::locator::resolve(&index, &loc)?;
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.out.json {
         #[derive(serde::Serialize)]
         struct View<'a> {
             locator: &'a wikiwit::locator::Locator,
@@ -39,13 +39,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     match res {
         Resolution::Unresolved(u) => {
-            if !args.json {
+            if !args.out.json {
                 eprintln!("wikiwit: {loc}: {u}");
             }
             Ok(Outcome::NotFound)
         }
         Resolution::Found(r) => {
-            if args.json {
+            if args.out.json {
                 return Ok(Outcome::Success);
             }
             let via = if r.via.is_empty() {

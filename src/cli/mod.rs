@@ -36,7 +36,15 @@ use clap::{Parser, Subcommand};
 
 /// Offline Wikipedia dump index and provenance checker.
 #[derive(Debug, Parser)]
-#[command(name = "wikiwit", version, about, long_about = None)]
+#[command(
+    name = "wikiwit",
+    version,
+    about,
+    long_about = None,
+    after_help = "Numbering: sections and tables count from 1, as MediaWiki and a reader do (the \
+                  lead is section 0); inside them data rows, columns and sentences count from 0.\n\
+                  Exit codes: 0 success, 1 not found (or blocking findings), 2 error."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -62,7 +70,7 @@ enum Command {
     Sections(sections::Args),
     /// Infobox fields of a page, or one field's value.
     Infobox(infobox::Args),
-    /// A table of a page (1-based), or one data row of it (0-based).
+    /// A table of a page (tables count from 1), or one data row of it (rows from 0).
     Table(table::Args),
     /// Members of a category.
     Category(category::Args),
@@ -95,6 +103,33 @@ enum Command {
 pub enum Outcome {
     Success,
     NotFound,
+}
+
+/// The `--json` switch every command that prints results shares, so that it is spelled
+/// and documented once.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct JsonArg {
+    /// Print JSON instead of text: one object per line for a list (hits, links, titles,
+    /// rows), one object for a single answer.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A value parser for an option that takes one of a library enum's values: clap lists
+/// the names in `--help` and refuses any other, as for the CLI's own `ValueEnum`s, while
+/// the library's types stay free of clap.
+fn one_of<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser;
+    let names: Vec<&'static str> = all.iter().map(|&v| name(v)).collect();
+    clap::builder::PossibleValuesParser::new(names).try_map(move |s| {
+        all.iter()
+            .copied()
+            .find(|&v| name(v) == s)
+            .ok_or_else(|| format!("unknown value {s:?}"))
+    })
 }
 
 /// The `--index DIR` option shared by query commands.

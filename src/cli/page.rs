@@ -7,8 +7,8 @@ pub struct Args {
     title: String,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
     /// Print the page's wikitext after template expansion instead (with --json: and
     /// the templates, modules and warnings of the expansion).
     #[arg(long)]
@@ -39,13 +39,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.expanded {
         return query_cmds::run(
             || wikiwit::query::expand_page(&index, &args.title),
-            |out, v| print_expansion(out, &v, args.json),
+            |out, v| print_expansion(out, &v, args.out.json),
         );
     }
     query_cmds::run(
         || wikiwit::query::summary(&index, &args.title),
         |out, p| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(out, &p);
             }
             let via = if p.page.via.is_empty() {

@@ -13,9 +13,8 @@ pub struct Args {
     titles: Vec<String>,
     #[command(flatten)]
     index: IndexArg,
-    /// One JSON object per title.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -25,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     for t in &args.titles {
         let r = resolve(&index, t)?;
         all_found &= r.status.found();
-        if args.json {
+        if args.out.json {
             super::print_json(&mut out, &r)?;
         } else {
             print_text(&mut out, &r)?;

@@ -15,9 +15,8 @@ pub struct Args {
     limit: usize,
     #[command(flatten)]
     index: IndexArg,
-    /// One JSON object per hit.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -32,7 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         },
         |out, hits| {
             for h in &hits {
-                if args.json {
+                if args.out.json {
                     super::print_json(out, h)?;
                     continue;
                 }

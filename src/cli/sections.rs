@@ -7,8 +7,8 @@ pub struct Args {
     title: String,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -20,7 +20,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Ok((p, s))
         },
         |out, (p, s)| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(
                     out,
                     &serde_json::json!({ "title": p.title, "sections": s.sections }),

@@ -10,8 +10,8 @@ pub struct Args {
     limit: usize,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -19,7 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     query_cmds::run(
         || wikiwit::lists::siblings(&index, &args.title, args.limit),
         |out, s| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(out, &s);
             }
             writeln!(

@@ -12,8 +12,8 @@ pub struct Args {
     row: Option<usize>,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         return query_cmds::run(
             || wikiwit::query::table_row(&index, &args.title, args.n, r),
             |out, row| {
-                if args.json {
+                if args.out.json {
                     return super::print_json(out, &row);
                 }
                 for (i, c) in row.cells.iter().enumerate() {
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     query_cmds::run(
         || wikiwit::query::table(&index, &args.title, args.n),
         |out, t| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(out, &t);
             }
             if !t.caption.is_empty() {

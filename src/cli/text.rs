@@ -13,8 +13,8 @@ pub struct Args {
     sentences: bool,
     #[command(flatten)]
     index: IndexArg,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: super::JsonArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     query_cmds::run(
         || wikiwit::query::text::text(&index, &args.title, args.section.as_deref()),
         |out, t| {
-            if args.json {
+            if args.out.json {
                 return super::print_json(out, &t);
             }
             for s in &t.sections {

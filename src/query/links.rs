@@ -16,6 +16,15 @@ pub enum Origin {
 }
 
 impl Origin {
+    pub const ALL: [Origin; 2] = [Origin::Own, Origin::Template];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Own => "own",
+            Origin::Template => "template",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Origin> {
         match s {
             "own" => Some(Origin::Own),

@@ -156,6 +156,12 @@ impl FromStr for InterwikiProfile {
 }
 
 impl InterwikiProfile {
+    pub const ALL: [InterwikiProfile; 3] = [
+        InterwikiProfile::Auto,
+        InterwikiProfile::Mediawiki,
+        InterwikiProfile::Wikimedia,
+    ];
+
     /// Resolves `Auto` against the dump's host name.
     pub fn resolve(self, host: &str) -> InterwikiProfile {
         match self {

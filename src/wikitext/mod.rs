@@ -46,6 +46,18 @@ pub enum Context {
 }
 
 impl Context {
+    /// Every context, in the order of [`Context::as_str`]'s names.
+    pub const ALL: [Context; 8] = [
+        Context::Prose,
+        Context::List,
+        Context::Table,
+        Context::Infobox,
+        Context::Template,
+        Context::Ref,
+        Context::Gallery,
+        Context::Caption,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Context::Prose => "prose",

@@ -18,50 +18,11 @@ const PROPS: &[&str] = &[
 ];
 
 pub fn run(cx: &mut Ctx) -> Result<Map<String, Value>, ApiError> {
-    let p = cx.p;
-    let state: &super::super::State = cx.state;
-    let index = &state.index;
-    let fv = cx.fv;
-    // `titles`/`pageids` (one value) stand for `page`/`pageid`: MediaWiki ignores them
-    // here, but the `wikipedia` package sends them for its `sections`, and a reader
-    // means the page.
-    let titles = p.multi("titles")?;
-    let ids = p.multi("pageids")?;
-    let page = p.get("page").or(titles.first().map(String::as_str));
-    let pageid = match p.int("pageid")? {
-        Some(i) => Some(i),
-        None => ids.first().and_then(|i| i.trim().parse().ok()),
-    };
-    let n = match (page, pageid) {
-        (Some(t), _) => match index.lookup(t) {
-            Lookup::Page(_, n) => n,
-            Lookup::Invalid(e) => {
-                return Err(ApiError::new(
-                    "invalidtitle",
-                    format!("Bad title \"{t}\": {e}."),
-                ));
-            }
-            _ => {
-                return Err(ApiError::new(
-                    "missingtitle",
-                    "The page you specified doesn't exist.",
-                ));
-            }
-        },
-        (None, Some(id)) => cx.state.page_by_id(id as u64).ok_or_else(|| {
-            ApiError::new("nosuchpageid", format!("There is no page with ID {id}."))
-        })?,
-        (None, None) => {
-            return Err(ApiError::new(
-                "notarget",
-                "The \"page\" or \"pageid\" parameter must be set (wikiwit parses stored pages only).",
-            ));
-        }
-    };
+    let index = &cx.state.index;
+    let mut n = target_page(cx)?;
     let mut rec = index.page(n)?;
-    let mut n = n;
     let mut out = Map::new();
-    if p.flag("redirects")
+    if cx.p.flag("redirects")
         && let Some(rd) = &rec.redirect
         && let crate::index::Resolution::Page { page, .. } = rd.resolution
     {
@@ -73,17 +34,80 @@ pub fn run(cx: &mut Ctx) -> Result<Map<String, Value>, ApiError> {
             json!([{"from": from, "to": index.display_title(&rec)}]),
         );
     }
-    let props = match p.get("prop") {
-        Some(_) => p.multi("prop")?,
-        None => vec![
-            "text".into(),
-            "sections".into(),
-            "links".into(),
-            "categories".into(),
-            "templates".into(),
-            "revid".into(),
-            "displaytitle".into(),
-        ],
+    let props = requested_props(cx)?;
+    let title = index.display_title(&rec);
+    out.insert("title".into(), json!(title));
+    out.insert("pageid".into(), json!(rec.id));
+    let s = index.structure(n)?;
+    for prop in &props {
+        let value = match prop.as_str() {
+            "revid" => json!(rec.rev_id),
+            "displaytitle" => json!(title),
+            "wikitext" => wrap(cx.fv, crate::query::page_wikitext(index, &rec)?),
+            "sections" => sections(&s, &rec.dbkey),
+            "links" => linked(cx, s.links.iter().map(|l| (l.ns, l.dbkey.clone()))),
+            "templates" => linked(cx, s.templates.iter().map(|l| (l.ns, l.dbkey.clone()))),
+            "categories" => categories(cx.fv, &s),
+            "text" => wrap(cx.fv, plain_html(cx, n, &s)?),
+            _ => continue,
+        };
+        out.insert(prop.clone(), value);
+    }
+    let mut top = Map::new();
+    top.insert("parse".into(), Value::Object(out));
+    Ok(top)
+}
+
+/// The page the request names: `page` or `pageid`, or the one value of `titles` or
+/// `pageids`, which MediaWiki ignores here but the `wikipedia` package sends for its
+/// `sections` (a reader means the page).
+fn target_page(cx: &Ctx) -> Result<u32, ApiError> {
+    let p = cx.p;
+    let titles = p.multi("titles")?;
+    let ids = p.multi("pageids")?;
+    let page = p.get("page").or(titles.first().map(String::as_str));
+    let pageid = match p.int("pageid")? {
+        Some(i) => Some(i),
+        None => ids.first().and_then(|i| i.trim().parse().ok()),
+    };
+    match (page, pageid) {
+        (Some(t), _) => match cx.state.index.lookup(t) {
+            Lookup::Page(_, n) => Ok(n),
+            Lookup::Invalid(e) => Err(ApiError::new(
+                "invalidtitle",
+                format!("Bad title \"{t}\": {e}."),
+            )),
+            _ => Err(ApiError::new(
+                "missingtitle",
+                "The page you specified doesn't exist.",
+            )),
+        },
+        (None, Some(id)) => cx.state.page_by_id(id as u64).ok_or_else(|| {
+            ApiError::new("nosuchpageid", format!("There is no page with ID {id}."))
+        }),
+        (None, None) => Err(ApiError::new(
+            "notarget",
+            "The \"page\" or \"pageid\" parameter must be set (wikiwit parses stored pages only).",
+        )),
+    }
+}
+
+/// The props asked for (MediaWiki's default set without `prop`); a warning names those
+/// wikiwit does not answer.
+fn requested_props(cx: &mut Ctx) -> Result<Vec<String>, ApiError> {
+    let props = match cx.p.get("prop") {
+        Some(_) => cx.p.multi("prop")?,
+        None => [
+            "text",
+            "sections",
+            "links",
+            "categories",
+            "templates",
+            "revid",
+            "displaytitle",
+        ]
+        .map(String::from)
+        .to_vec(),
     };
     let unsupported: Vec<&str> = props
         .iter()
@@ -91,113 +115,77 @@ pub fn run(cx: &mut Ctx) -> Result<Map<String, Value>, ApiError> {
         .filter(|x| !PROPS.contains(x))
         .collect();
     if !unsupported.is_empty() {
-        cx.warn(
-            "parse",
-            format!(
-                "wikiwit does not answer prop={} (see docs/serve.md).",
-                unsupported.join("|")
-            ),
+        let message = format!(
+            "wikiwit does not answer prop={} (see docs/serve.md).",
+            unsupported.join("|")
         );
+        cx.warn("parse", message);
     }
-    let title = index.display_title(&rec);
-    out.insert("title".into(), json!(title));
-    out.insert("pageid".into(), json!(rec.id));
-    let s = index.structure(n)?;
-    let codec = index.codec();
-    let wrap = |text: String| match fv {
+    Ok(props)
+}
+
+/// A text value as the format version writes it: `{"*": …}` in version 1.
+fn wrap(fv: Fv, text: String) -> Value {
+    match fv {
         Fv::V1 => json!({"*": text}),
         Fv::V2 => json!(text),
-    };
-    let linked = |targets: Vec<(i32, String)>| -> Vec<Value> {
-        targets
-            .into_iter()
-            .map(|(ns, k)| {
-                let t = codec.prefixed_text(ns, &k);
-                let exists = index.find(ns, &k).is_some();
-                let mut o = match fv {
-                    Fv::V1 => json!({"ns": ns, "*": t}),
-                    Fv::V2 => json!({"ns": ns, "title": t, "exists": exists}),
-                };
-                if exists && fv == Fv::V1 {
-                    o["exists"] = json!("");
-                }
-                o
-            })
-            .collect()
-    };
-    for prop in &props {
-        match prop.as_str() {
-            "revid" => {
-                out.insert("revid".into(), json!(rec.rev_id));
-            }
-            "displaytitle" => {
-                out.insert("displaytitle".into(), json!(title));
-            }
-            "wikitext" => {
-                out.insert(
-                    "wikitext".into(),
-                    wrap(crate::query::page_wikitext(index, &rec)?),
-                );
-            }
-            "sections" => {
-                let v: Vec<Value> = s
-                    .sections
-                    .iter()
-                    .map(|x| {
-                        json!({
-                            "toclevel": x.toclevel,
-                            "level": x.level.to_string(),
-                            "line": x.heading,
-                            "number": x.number,
-                            "index": x.index.to_string(),
-                            "fromtitle": rec.dbkey,
-                            "byteoffset": x.byteoffset,
-                            "anchor": x.anchor,
-                            "linkanchor": x.anchor,
-                        })
-                    })
-                    .collect();
-                out.insert("sections".into(), Value::Array(v));
-            }
-            "links" => {
-                let mut t: Vec<(i32, String)> =
-                    s.links.iter().map(|l| (l.ns, l.dbkey.clone())).collect();
-                t.sort();
-                t.dedup();
-                out.insert("links".into(), Value::Array(linked(t)));
-            }
-            "templates" => {
-                let mut t: Vec<(i32, String)> = s
-                    .templates
-                    .iter()
-                    .map(|l| (l.ns, l.dbkey.clone()))
-                    .collect();
-                t.sort();
-                t.dedup();
-                out.insert("templates".into(), Value::Array(linked(t)));
-            }
-            "categories" => {
-                let mut seen = std::collections::BTreeSet::new();
-                let v: Vec<Value> = s
-                    .categories
-                    .iter()
-                    .filter(|c| seen.insert(c.dbkey.clone()))
-                    .map(|c| match fv {
-                        Fv::V1 => json!({"sortkey": c.sortkey, "*": c.dbkey}),
-                        Fv::V2 => json!({"sortkey": c.sortkey, "category": c.dbkey}),
-                    })
-                    .collect();
-                out.insert("categories".into(), Value::Array(v));
-            }
-            "text" => {
-                out.insert("text".into(), wrap(plain_html(cx, n, &s)?));
-            }
-            _ => {}
-        }
     }
-    let mut top = Map::new();
-    top.insert("parse".into(), Value::Object(out));
-    Ok(top)
+}
+
+/// `prop=sections`: MediaWiki's fields for each section.
+fn sections(s: &crate::wikitext::PageStructure, dbkey: &str) -> Value {
+    s.sections
+        .iter()
+        .map(|x| {
+            json!({
+                "toclevel": x.toclevel,
+                "level": x.level.to_string(),
+                "line": x.heading,
+                "number": x.number,
+                "index": x.index.to_string(),
+                "fromtitle": dbkey,
+                "byteoffset": x.byteoffset,
+                "anchor": x.anchor,
+                "linkanchor": x.anchor,
+            })
+        })
+        .collect()
+}
+
+/// `prop=links|templates`: distinct targets in (namespace, key) order, each with
+/// whether it exists.
+fn linked(cx: &Ctx, targets: impl Iterator<Item = (i32, String)>) -> Value {
+    let index = &cx.state.index;
+    let codec = index.codec();
+    let targets: std::collections::BTreeSet<(i32, String)> = targets.collect();
+    targets
+        .into_iter()
+        .map(|(ns, k)| {
+            let t = codec.prefixed_text(ns, &k);
+            let exists = index.find(ns, &k).is_some();
+            let mut o = match cx.fv {
+                Fv::V1 => json!({"ns": ns, "*": t}),
+                Fv::V2 => json!({"ns": ns, "title": t, "exists": exists}),
+            };
+            if exists && cx.fv == Fv::V1 {
+                o["exists"] = json!("");
+            }
+            o
+        })
+        .collect()
+}
+
+/// `prop=categories`: each category once, in page order, with its sort key.
+fn categories(fv: Fv, s: &crate::wikitext::PageStructure) -> Value {
+    let mut seen = std::collections::BTreeSet::new();
+    s.categories
+        .iter()
+        .filter(|c| seen.insert(c.dbkey.clone()))
+        .map(|c| match fv {
+            Fv::V1 => json!({"sortkey": c.sortkey, "*": c.dbkey}),
+            Fv::V2 => json!({"sortkey": c.sortkey, "category": c.dbkey}),
+        })
+        .collect()
 }
 
 /// The page as HTML built from its evidence text: headings with MediaWiki's anchors,
