@@ -2,11 +2,10 @@
 //!
 //! Data flows through the modules in this order: [`dump`] (bytes → pages) →
 //! [`title`] (MediaWiki title rules) → [`redirect`] → [`index`] (on-disk stores, built by
-//! [`build`]) → the query side ([`export`], …). The `wikiwit` binary is a thin CLI over
+//! [`indexer`]) → the query side ([`export`], …). The `wikiwit` binary is a thin CLI over
 //! this library.
 
 pub mod audit;
-pub mod build;
 pub mod cite;
 pub mod dump;
 pub mod eval;
@@ -14,13 +13,14 @@ pub mod export;
 pub mod frontier;
 pub mod html;
 pub mod index;
+pub mod indexer;
 pub mod json_file;
-pub mod lists;
 pub mod locator;
 pub mod query;
 pub mod redirect;
 pub mod resolve;
 pub mod serve;
+pub mod siblings;
 pub mod siteinfo;
 pub mod text;
 pub mod title;

@@ -22,13 +22,13 @@ const LAYERS: &[(&str, u8)] = &[
     ("json_file", 0),
     // 1: the on-disk index and its builder.
     ("index", 1),
-    ("build", 1),
+    ("indexer", 1),
     // 2: reading the index.
     ("query", 2),
     ("locator", 2),
     ("resolve", 2),
     ("export", 2),
-    ("lists", 2),
+    ("siblings", 2),
     // 3: the checks built on reading.
     ("audit", 3),
     ("frontier", 3),

@@ -321,7 +321,7 @@ impl Index {
     ) -> PyResult<Bound<'py, PyAny>> {
         let ix = self.parsed()?;
         let v = py
-            .detach(|| wikiwit::lists::siblings(ix, title, limit))
+            .detach(|| wikiwit::siblings::siblings(ix, title, limit))
             .map_err(query_err)?;
         py_value(py, &v)
     }
@@ -614,7 +614,7 @@ impl PyProgress {
     }
 }
 
-impl wikiwit::build::Progress for PyProgress {
+impl wikiwit::indexer::Progress for PyProgress {
     fn phase(&self, name: &str, total: u64) {
         if let Ok(mut g) = self.phase.lock() {
             *g = (name.to_string(), total);
@@ -644,7 +644,7 @@ fn build<'py>(
     memory_budget: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = wikiwit::build::BuildOptions {
+    let opts = wikiwit::indexer::BuildOptions {
         dump: dump.clone(),
         multistream_index,
         index_dir: Some(index),
@@ -665,7 +665,7 @@ fn build<'py>(
     };
     let cancel = AtomicBool::new(false);
     let report = py
-        .detach(|| wikiwit::build::build(&opts, &progress, &cancel))
+        .detach(|| wikiwit::indexer::build(&opts, &progress, &cancel))
         .map_err(|e| BuildError::new_err(format!("building from {}: {e}", show(&dump))))?;
     py_value(py, &report.manifest)
 }

@@ -24,7 +24,7 @@ pub struct WiceClaim {
 
 /// A dataset that cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum EvalError {
+pub enum WiceError {
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -43,16 +43,16 @@ pub enum EvalError {
 
 /// Reads a WiCE JSON-lines file; blank lines are skipped, a bad line is an error naming
 /// it.
-pub fn read_wice(path: &Path) -> Result<Vec<WiceClaim>, EvalError> {
+pub fn read_wice(path: &Path) -> Result<Vec<WiceClaim>, WiceError> {
     let p = path.display().to_string();
-    let io = |source| EvalError::Io {
+    let io = |source| WiceError::Io {
         path: p.clone(),
         source,
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut out = Vec::new();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| EvalError::Line {
+        let line = line.map_err(|e| WiceError::Line {
             path: p.clone(),
             line: i + 1,
             message: e.to_string(),
@@ -60,7 +60,7 @@ pub fn read_wice(path: &Path) -> Result<Vec<WiceClaim>, EvalError> {
         if line.trim().is_empty() {
             continue;
         }
-        let claim: WiceClaim = serde_json::from_str(&line).map_err(|e| EvalError::Line {
+        let claim: WiceClaim = serde_json::from_str(&line).map_err(|e| WiceError::Line {
             path: p.clone(),
             line: i + 1,
             message: e.to_string(),
@@ -69,7 +69,7 @@ pub fn read_wice(path: &Path) -> Result<Vec<WiceClaim>, EvalError> {
             claim.label.as_str(),
             "supported" | "partially_supported" | "not_supported"
         ) {
-            return Err(EvalError::Line {
+            return Err(WiceError::Line {
                 path: p.clone(),
                 line: i + 1,
                 message: format!(
@@ -81,14 +81,14 @@ pub fn read_wice(path: &Path) -> Result<Vec<WiceClaim>, EvalError> {
         out.push(claim);
     }
     if out.is_empty() {
-        return Err(EvalError::Empty { path: p });
+        return Err(WiceError::Empty { path: p });
     }
     Ok(out)
 }
 
 /// Binary classification figures, supported = positive.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalReport {
+pub struct WiceReport {
     pub claims: usize,
     pub idf: IdfScope,
     /// Gold counts by WiCE label.
@@ -123,7 +123,7 @@ pub enum IdfScope {
 }
 
 /// Scores every claim against its evidence and measures the result.
-pub fn evaluate(claims: &[WiceClaim], idf: IdfScope) -> EvalReport {
+pub fn evaluate(claims: &[WiceClaim], idf: IdfScope) -> WiceReport {
     let scorer = match idf {
         IdfScope::Corpus => SupportScorer::new(Idf::from_documents(
             claims.iter().flat_map(|c| c.evidence.iter()),
@@ -174,7 +174,7 @@ pub fn evaluate(claims: &[WiceClaim], idf: IdfScope) -> EvalReport {
         }
     };
     let pairs: Vec<(f64, bool)> = scored.iter().map(|s| (s.2, s.0)).collect();
-    EvalReport {
+    WiceReport {
         claims: claims.len(),
         idf,
         supported: by_label(labels[0]),

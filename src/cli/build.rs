@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use wikiwit::build::{BuildOptions, build};
 use wikiwit::index::Manifest;
+use wikiwit::indexer::{BuildOptions, build};
 use wikiwit::title::InterwikiProfile;
 
 use super::Outcome;
@@ -53,7 +53,7 @@ pub struct Args {
     no_expand: bool,
     /// The date magic words and `#time` see, RFC 3339 or YYYY-MM-DD (UTC); default: the
     /// newest revision among the dump's templates, modules and messages.
-    #[arg(long, value_name = "DATE", value_parser = wikiwit::build::parse_build_date)]
+    #[arg(long, value_name = "DATE", value_parser = wikiwit::indexer::parse_build_date)]
     build_date: Option<i64>,
     /// The content language's messages and date formats, recorded from a MediaWiki
     /// (`tools/mediawiki/record-messages`, see docs/expansion.md); default: English.

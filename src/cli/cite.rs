@@ -202,7 +202,7 @@ fn parse(
             c.id,
             line(c.span.start),
             c.marker,
-            check::resolve::SourceKind::of(&c.source).as_str(),
+            check::target::SourceKind::of(&c.source).as_str(),
             check::report::describe(&c.source),
             c.claim
         )?;

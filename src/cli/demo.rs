@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
 
-use wikiwit::build::{BuildOptions, NoProgress, build};
 use wikiwit::index::Index;
+use wikiwit::indexer::{BuildOptions, NoProgress, build};
 use wikiwit::resolve::resolve;
 use wikiwit::title::InterwikiProfile;
 
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 fn build_sample(
     tmp: &std::path::Path,
     keep: Option<std::path::PathBuf>,
-) -> anyhow::Result<wikiwit::build::BuildReport> {
+) -> anyhow::Result<wikiwit::indexer::BuildReport> {
     let dump = tmp.join("rivers-wiki.xml");
     std::fs::write(&dump, SAMPLE)?;
     let dir = keep.unwrap_or_else(|| tmp.join("index"));
@@ -182,7 +182,7 @@ fn sections_and_siblings(out: &mut dyn Write, index: &Index) -> anyhow::Result<(
         "  Danube has two \"Navigation\" sections; MediaWiki's anchors: {}",
         anchors.join(", ")
     )?;
-    let sib = wikiwit::lists::siblings(index, "Ural (river)", 3)?;
+    let sib = wikiwit::siblings::siblings(index, "Ural (river)", 3)?;
     writeln!(
         out,
         "  list pages linking to Ural (river): {}",

@@ -18,7 +18,7 @@ impl Bar {
     }
 }
 
-impl wikiwit::build::Progress for Bar {
+impl wikiwit::indexer::Progress for Bar {
     fn phase(&self, name: &str, total: u64) {
         self.bar.reset();
         self.bar.set_length(total);

@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let index = args.index.open()?;
     query_cmds::run(
-        || wikiwit::lists::siblings(&index, &args.title, args.limit),
+        || wikiwit::siblings::siblings(&index, &args.title, args.limit),
         |out, s| {
             if args.out.json {
                 return super::print_json(out, &s);

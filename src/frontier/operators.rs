@@ -367,7 +367,7 @@ pub(crate) fn sibling_list_of(
             )?;
         }
     }
-    let sib = crate::lists::siblings(index, &page.title, limit)?;
+    let sib = crate::siblings::siblings(index, &page.title, limit)?;
     for x in sib.siblings {
         let Some(first) = x.together.first() else {
             continue;

@@ -6,7 +6,7 @@ use maud::{Markup, html};
 
 use super::{Links, class_name, document, filters};
 use crate::cite::check::report::{describe_source, metric_rows};
-use crate::cite::check::resolve::Existence;
+use crate::cite::check::target::Existence;
 use crate::cite::check::{CheckReport, CitationCheck};
 
 /// The report `checked` (of the markdown file `name`) as one HTML document.

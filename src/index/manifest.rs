@@ -121,7 +121,7 @@ pub struct BuildParams {
     pub build_date: Option<String>,
     /// What the first pass stored in `sources.rec`.
     #[serde(default)]
-    pub sources: Option<crate::build::SourcesInfo>,
+    pub sources: Option<crate::indexer::SourcesInfo>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The on-disk index: a directory of versioned, memory-mapped stores plus a manifest.
 //!
 //! `index/FORMAT.md` is the contract for these files. Every store has a writer (used by
-//! [`crate::build`]) and a reader (used by queries); readers check the format version and
+//! [`crate::indexer`]) and a reader (used by queries); readers check the format version and
 //! refuse anything else.
 
 pub mod csr;

@@ -164,8 +164,8 @@ pub struct SiblingsIn {
 }
 
 /// Pages listed next to a page (same table column, list or navigation template).
-pub fn siblings(index: &Index, i: &SiblingsIn) -> Result<crate::lists::Siblings, ToolError> {
-    Ok(crate::lists::siblings(
+pub fn siblings(index: &Index, i: &SiblingsIn) -> Result<crate::siblings::Siblings, ToolError> {
+    Ok(crate::siblings::siblings(
         index,
         &i.title,
         i.limit.unwrap_or(50),

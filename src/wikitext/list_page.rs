@@ -4,7 +4,7 @@
 //! for them first; the flag is computed from the title (the wiki's own naming, where
 //! known) and from the page's shape, so that unlabelled lists are found too. The build
 //! computes it from a page's structure and stores it in the page record, so it sits here,
-//! below the index, rather than with `lists`, which reads the flag back.
+//! below the index, rather than with `siblings`, which reads the flag back.
 
 use crate::title::{NS_MAIN, Title};
 use crate::wikitext::{Context, PageStructure};

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::resolve::{LocatorCheck, section_scope};
+use super::target::{LocatorCheck, section_scope};
 use crate::cite::support::{self, SupportLabel, SupportScorer};
 use crate::query::section_anchor;
 use crate::text::PageText;
@@ -95,7 +95,7 @@ pub(crate) fn judge(
     claim: &str,
 ) -> Result<SupportCheck, SearchError> {
     let cited = match locator.section {
-        Some(n) if locator.precision >= super::resolve::Precision::Section => Scope::Section(n),
+        Some(n) if locator.precision >= super::target::Precision::Section => Scope::Section(n),
         _ => Scope::Page,
     };
     // The page's ranking serves both scopes: each keeps the ranked sentences it covers.

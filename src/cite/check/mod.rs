@@ -1,7 +1,7 @@
 //! Offline verification of a report's citations against a Wikipedia index.
 //!
 //! For each citation [`check_report`] answers, in order: does the source exist
-//! ([`resolve`]: page / redirect / missing, cited revision against the dump's; other
+//! ([`target`]: page / redirect / missing, cited revision against the dump's; other
 //! sources are classified and marked not checkable offline, never guessed), does its
 //! locator resolve and how precisely (page / section / sentence span / quote), does the
 //! cited text support the claim ([`judge`]: evidence sentences with their locators, the
@@ -14,7 +14,7 @@
 pub mod judge;
 pub mod quality;
 pub mod report;
-pub mod resolve;
+pub mod target;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -26,7 +26,7 @@ use crate::cite::support::SupportLabel;
 use crate::index::{Index, IndexError};
 use judge::{PageData, SupportCheck};
 use quality::{AuthorityTiers, Quality};
-use resolve::{Existence, Resolver, SourceKind, Target};
+use target::{Existence, SourceKind, Target, TargetResolver};
 
 pub(crate) use report::Summary;
 pub use report::{render_markdown, render_terminal};
@@ -93,9 +93,9 @@ pub struct CitationCheck {
     pub verdict: Verdict,
     pub existence: Existence,
     /// The cited page as found in the index (after redirects).
-    pub page: Option<resolve::CitedPage>,
-    pub revision: Option<resolve::RevisionCheck>,
-    pub locator: resolve::LocatorCheck,
+    pub page: Option<target::CitedPage>,
+    pub revision: Option<target::RevisionCheck>,
+    pub locator: target::LocatorCheck,
     pub support: Option<SupportCheck>,
     pub quality: Quality,
 }
@@ -130,7 +130,7 @@ pub fn check_report(
     parsed: &ParsedReport,
     options: &CheckOptions,
 ) -> Result<CheckReport, IndexError> {
-    let resolver = Resolver::new(index);
+    let resolver = TargetResolver::new(index);
     let wikipedia = parsed
         .citations
         .iter()
@@ -154,7 +154,7 @@ pub fn check_report(
         let support = match (&target.page, request, searcher) {
             (Some(p), Some(request), Some(searcher)) => {
                 let data = load(index, &mut pages, p.number)?;
-                target.locator = resolve::locate(&request, &data.structure, &data.text);
+                target.locator = target::locate(&request, &data.structure, &data.text);
                 Some(judge::judge(searcher, data, &target.locator, &c.claim)?)
             }
             _ => None,

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::resolve::{Precision, SourceKind};
+use super::target::{Precision, SourceKind};
 use crate::cite::parse::Source;
 
 pub(crate) const W_RELEVANCE: f64 = 0.40;

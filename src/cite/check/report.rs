@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::resolve::{Precision, SourceKind};
+use super::target::{Precision, SourceKind};
 use super::{CheckReport, CitationCheck, Verdict};
 use crate::cite::parse::{ParsedReport, Source};
 

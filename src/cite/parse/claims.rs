@@ -4,9 +4,9 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use super::markdown::{self, Cell, Layout, merge};
+use super::marker_sources::{MarkerResolver, Mode, Pending, Shown};
 use super::plain::{Edit, PlainText};
 use super::refs::{self, RefEntry, in_ranges, normalize_label};
-use super::resolve::{Mode, Pending, Resolver, Shown};
 use super::{Citation, ClaimScope, Marker, ParsedReport, Reference, ReferenceKind, markers};
 use crate::text::sentences;
 
@@ -57,7 +57,7 @@ pub fn parse(src: &str, scope: ClaimScope) -> ParsedReport {
             }
         })
         .collect();
-    let resolver = Resolver::new(&references);
+    let resolver = MarkerResolver::new(&references);
     let pending: Vec<Pending> = markers::find(src, &layout)
         .iter()
         .flat_map(|c| resolver.resolve(src, &layout, c))

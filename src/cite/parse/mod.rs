@@ -17,10 +17,10 @@ mod claims;
 mod fence;
 mod ids;
 mod markdown;
+mod marker_sources;
 mod markers;
 mod plain;
 mod refs;
-mod resolve;
 mod urls;
 
 use std::ops::Range;

@@ -40,7 +40,7 @@ pub enum SupportLabel {
     /// Score at least [`SUPPORTED_AT`], every figure found, no reversed negation.
     Supported,
     PartiallySupported,
-    /// Score below [`UNSUPPORTED_BELOW`], or a figure of the claim is absent.
+    /// Score below [`score::UNSUPPORTED_BELOW`], or a figure of the claim is absent.
     Unsupported,
     /// A well-matching evidence sentence gives a different figure for the same thing.
     Contradicted,

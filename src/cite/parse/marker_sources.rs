@@ -59,7 +59,7 @@ fn name_words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
 }
 
-pub(crate) struct Resolver<'r> {
+pub(crate) struct MarkerResolver<'r> {
     references: &'r [Reference],
     footnotes: HashMap<String, usize>,
     numbers: HashMap<String, usize>,
@@ -68,11 +68,11 @@ pub(crate) struct Resolver<'r> {
     by_name_year: HashMap<(String, u16), usize>,
 }
 
-impl<'r> Resolver<'r> {
+impl<'r> MarkerResolver<'r> {
     /// Indexes the references; the first entry wins when a key is defined twice, as in
     /// CommonMark.
     pub fn new(references: &'r [Reference]) -> Self {
-        let mut r = Resolver {
+        let mut r = MarkerResolver {
             references,
             footnotes: HashMap::new(),
             numbers: HashMap::new(),

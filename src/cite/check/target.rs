@@ -193,15 +193,15 @@ struct Wanted<'a> {
 
 /// Resolves sources against one index. Page-id and revision-id maps (for `?curid=` and
 /// `?oldid=` URLs without a title) are built on first need: the index has no such map.
-pub(crate) struct Resolver<'i> {
+pub(crate) struct TargetResolver<'i> {
     index: &'i Index,
     by_id: OnceLock<HashMap<u64, u32>>,
     by_rev: OnceLock<HashMap<u64, u32>>,
 }
 
-impl<'i> Resolver<'i> {
-    pub fn new(index: &'i Index) -> Resolver<'i> {
-        Resolver {
+impl<'i> TargetResolver<'i> {
+    pub fn new(index: &'i Index) -> TargetResolver<'i> {
+        TargetResolver {
             index,
             by_id: OnceLock::new(),
             by_rev: OnceLock::new(),
