@@ -260,3 +260,32 @@ fn json_page(ix: &Path, title: &str) -> serde_json::Value {
     serde_json::from_str(ok(wikiwit().args(["page", title, "--json", "--index"]).arg(ix)).trim())
         .unwrap()
 }
+
+/// A quote follows the rule the citation checker's text fragments follow: a section
+/// covers its subsections (as for tables), and a passage copied across a sentence
+/// boundary is found, its content being exactly the sentences it covers.
+#[test]
+fn quotes_cover_subsections_and_span_sentences() {
+    let ix = rivers_index();
+    let v = found(ix, "Danube#Course|quote:\"begins at Donaueschingen\"");
+    assert_eq!(v["section"]["anchor"], "Upper_Danube");
+    assert_eq!(
+        v["content"]["text"],
+        "The river begins at Donaueschingen, where the Brigach and the Breg meet."
+    );
+    let v = found(ix, "Danube|quote:\"the Breg meet. It flows northeast\"");
+    assert_eq!(v["section"]["anchor"], "Upper_Danube");
+    assert_eq!(v["content"]["sentence"], 0);
+    let text = v["content"]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("The river begins at Donaueschingen"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("where the Inn joins it at the Austrian border."),
+        "{text}"
+    );
+    // Never across sections: the end of one and the start of the next are no passage.
+    unresolved(ix, "Danube|quote:\"near Bratislava. Below Bratislava\"");
+    found(ix, "Danube|quote:\"Below Bratislava\"");
+}

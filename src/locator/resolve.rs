@@ -555,8 +555,9 @@ impl<'a> Resolver<'a> {
         }))
     }
 
-    /// A quote locator's content: the first sentence of the page (or of the named section)
-    /// holding the quote, or the whole section when the quote spans several sentences.
+    /// A quote locator's content: the sentence of the page (or of the named section and
+    /// its subsections, as for tables) holding the quote, or the sentences it spans, by
+    /// the rule the citation checker's text fragments follow ([`crate::text::quote`]).
     fn quote_content(
         &self,
         page: &PageData,
@@ -568,44 +569,30 @@ impl<'a> Resolver<'a> {
         let Some(text) = page.text(self.index)? else {
             return Ok(Err(Unresolved::NoText));
         };
-        let want = crate::text::fold_quote(q);
-        let in_scope = |i: usize| section.is_none_or(|s| s as usize == i);
-        let found = text
-            .sections
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| in_scope(*i))
-            .find_map(|(i, sec)| {
-                // A quote within one sentence, or spanning several of the section.
-                sec.sentences
-                    .iter()
-                    .enumerate()
-                    .find(|(_, x)| crate::text::fold_quote(&x.text).contains(&want))
-                    .map(|(k, x)| (i, k, x.text.clone()))
-                    .or_else(|| {
-                        let whole = text.section_string(i);
-                        crate::text::fold_quote(&whole)
-                            .contains(&want)
-                            .then_some((i, 0, whole))
-                    })
-            });
-        match found {
-            Some((i, k, t)) => Ok(Ok((
-                Some(section_info(s, i as u32)),
-                Content::Sentence {
-                    sentence: k,
-                    text: t,
-                },
-            ))),
-            None => Ok(Err(Unresolved::QuoteNotFound {
+        let within = section.map(|n| n..subsections_end(s, n) + 1);
+        let Some(found) = crate::text::quote::find(&text, q, None, within) else {
+            return Ok(Err(Unresolved::QuoteNotFound {
                 page: page.title.clone(),
                 where_: if section.is_some() {
                     where_(info)
                 } else {
                     "the text".into()
                 },
-            })),
-        }
+            }));
+        };
+        let (sec, first) = found[0];
+        let sentences = &text.sections[sec as usize].sentences;
+        let covered: Vec<&str> = found
+            .iter()
+            .map(|&(_, k)| sentences[k].text.as_str())
+            .collect();
+        Ok(Ok((
+            Some(section_info(s, sec)),
+            Content::Sentence {
+                sentence: first,
+                text: covered.join(" "),
+            },
+        )))
     }
 
     /// Table `n` (1-based) of the page, or of the section and its subsections.

@@ -10,6 +10,7 @@
 pub(crate) mod checked;
 pub mod evidence;
 pub(crate) mod quantities;
+pub(crate) mod quote;
 pub mod search;
 pub mod sentences;
 pub mod tokenizer;
@@ -143,6 +144,27 @@ pub(crate) fn split_sentences(text: &str) -> Vec<std::ops::Range<usize>> {
             (lead < s.len()).then(|| r.start + lead..r.end - trail)
         })
         .collect()
+}
+
+/// A page of prose sentences, one slice per section, for tests of what reads sentences.
+#[cfg(test)]
+pub(crate) fn prose_page(sections: &[&[&str]]) -> PageText {
+    PageText {
+        sections: sections
+            .iter()
+            .map(|ss| SectionText {
+                sentences: ss
+                    .iter()
+                    .map(|t| Sentence {
+                        text: t.to_string(),
+                        kind: SentenceKind::Prose,
+                        start: 0,
+                        end: 0,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

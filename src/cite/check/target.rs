@@ -425,77 +425,33 @@ pub fn locate(request: &LocatorRequest, s: &PageStructure, text: &PageText) -> L
     out
 }
 
-/// The sentences holding a text fragment: the one containing `start` (and `end`, when
-/// given, in the same or a following sentence of the same section). Returns the precision
-/// the fragment asks for and the (section, sentence) pairs found.
+/// The sentences holding a text fragment (the shared rule of [`crate::text::quote`]), and
+/// the precision it reaches: a quote within one sentence is quote-precise; a fragment
+/// with an end in a later sentence names those sentences.
 fn find_quote(
     text: &PageText,
     q: &TextQuote,
     within: Option<std::ops::Range<u32>>,
 ) -> (Precision, Vec<(u32, usize)>) {
-    let start = fold_quote(&q.start);
-    let end = q.end.as_deref().map(fold_quote).filter(|e| !e.is_empty());
-    let requested = if end.is_some() {
+    let has_end = q.end.as_deref().is_some_and(|e| !fold_quote(e).is_empty());
+    let requested = if has_end {
         Precision::Sentence
     } else {
         Precision::Quote
     };
-    if start.is_empty() {
-        return (requested, Vec::new());
+    match crate::text::quote::find(text, &q.start, q.end.as_deref(), within) {
+        Some(found) if found.len() == 1 => (Precision::Quote, found),
+        Some(found) => (requested, found),
+        None => (requested, Vec::new()),
     }
-    // A page is a few hundred sentences: normalizing them all per quote is cheap.
-    let sentences: Vec<(u32, usize, String)> = text
-        .sentences()
-        .filter(|(sec, _, _)| within.as_ref().is_none_or(|r| r.contains(sec)))
-        .map(|(sec, i, s)| (sec, i, fold_quote(&s.text)))
-        .collect();
-    for (k, (sec, i, norm)) in sentences.iter().enumerate() {
-        let Some(at) = norm.find(&start) else {
-            continue;
-        };
-        let Some(end) = &end else {
-            return (requested, vec![(*sec, *i)]);
-        };
-        // The end must follow the start, in this sentence or a later one of the section.
-        if norm[at + start.len()..].contains(end.as_str()) {
-            return (Precision::Quote, vec![(*sec, *i)]);
-        }
-        let mut run = vec![(*sec, *i)];
-        for (sec2, i2, norm2) in sentences[k + 1..].iter().take(20) {
-            if sec2 != sec {
-                break;
-            }
-            run.push((*sec2, *i2));
-            if norm2.contains(end.as_str()) {
-                return (requested, run);
-            }
-        }
-    }
-    (requested, Vec::new())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::{SectionText, Sentence, SentenceKind};
 
     fn page(sections: &[&[&str]]) -> PageText {
-        PageText {
-            sections: sections
-                .iter()
-                .map(|ss| SectionText {
-                    sentences: ss
-                        .iter()
-                        .map(|t| Sentence {
-                            text: t.to_string(),
-                            kind: SentenceKind::Prose,
-                            start: 0,
-                            end: 0,
-                        })
-                        .collect(),
-                })
-                .collect(),
-        }
+        crate::text::prose_page(sections)
     }
 
     fn quote(start: &str, end: Option<&str>) -> TextQuote {
