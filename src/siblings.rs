@@ -2,7 +2,7 @@
 //! navigation template.
 //!
 //! Whether a page is a list page is decided at build time
-//! ([`crate::wikitext::is_list_page`]) and stored in its page record; this
+//! (`crate::wikitext::is_list_page`) and stored in its page record; this
 //! module reads that flag from the index.
 
 use crate::wikitext::PageStructure;

@@ -83,7 +83,7 @@ pub enum SourceCol {
 
 impl SourceCol {
     /// The column's position among a row's column `labels`: the index itself, or the one
-    /// column the header label names ([`crate::locator::find_column`]: a label naming
+    /// column the header label names (`crate::locator::find_column`: a label naming
     /// several columns, or only a prefix of one, names none and says which it could be).
     pub fn position<'l>(
         &self,

@@ -3,11 +3,11 @@
 //! reads the rows (read-only, hashed before and after) and never edits them.
 //!
 //! Flow: the contract is read and validated ([`contract`]); the rows are streamed in
-//! batches ([`rows`]); each batch's rows are checked in parallel ([`row_checks`], rayon)
-//! against the memory-mapped index through one shared [`Resolver`] that decodes each
+//! batches ([`rows`]); each batch's rows are checked in parallel (`row_checks`, rayon)
+//! against the memory-mapped index through one shared `Resolver` that decodes each
 //! cited page once; then the table-level checks run on what the rows left behind
-//! ([`table_checks`]: keys, counts, sources); findings go to the log in row order, so the
-//! same inputs give the same bytes at any thread count ([`log`]).
+//! (`table_checks`: keys, counts, sources); findings go to the log in row order, so the
+//! same inputs give the same bytes at any thread count (`log`).
 
 pub mod checks;
 pub mod contract;

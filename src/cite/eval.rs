@@ -4,7 +4,7 @@
 //!
 //! The task is binary — supported against the rest — as in WiCE's own claim-level
 //! baselines. A claim is predicted supported when the scorer labels it
-//! [`SupportLabel::Supported`], i.e. at the threshold [`SUPPORTED_AT`] fixed before any
+//! [`SupportLabel::Supported`], i.e. at the threshold `SUPPORTED_AT` fixed before any
 //! evaluation; ROC-AUC measures the ranking by score, independent of any threshold.
 
 use std::io::BufRead;

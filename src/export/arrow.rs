@@ -94,7 +94,7 @@ impl Builder {
     }
 }
 
-/// Walks `table` and hands `emit` record batches of at most [`BATCH_ROWS`] rows, in dump
+/// Walks `table` and hands `emit` record batches of at most `BATCH_ROWS` rows, in dump
 /// order. An empty table yields no batch.
 pub fn batches(
     index: &Index,

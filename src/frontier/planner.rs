@@ -6,7 +6,7 @@
 //!    lists, with links followed through redirects, and key cells without a link
 //!    resolved by `entity-page`);
 //! 2. scores every row or list item against the question with BM25 (wiki-wide IDF,
-//!    [`crate::text::evidence::best_sentences`]), adds its best linked page's score for
+//!    `crate::text::evidence::best_sentences`), adds its best linked page's score for
 //!    the words the row leaves unexplained (questions pick a row by what its pages say
 //!    as often as by its cells), puts the row a superlative picks ahead ("the team with
 //!    the least capacity": a column's extreme value, which no word matches), and keeps

@@ -1,13 +1,13 @@
 //! Adjacency lists in compressed sparse row form: for row `i`, a sorted list of `u32`.
 //!
 //! Used for the link graph (out- and in-links), category members and redirects. A row is
-//! stored as varint deltas and its byte length as a varint; every [`GROUP`] rows an index
+//! stored as varint deltas and its byte length as a varint; every `GROUP` rows an index
 //! entry gives where the group starts in both streams. Most pages of a wiki have few
 //! links or none: fixed 8-byte offsets were most of these files on the OTT-QA dump
 //! (1.47 MB of its 2.5 MB of out-links), and deltas of sorted page numbers take one to
 //! three bytes instead of four. A row costs a scan of at most `GROUP` length bytes and a
 //! decode of its own values. The bytes a row is read from are checked against the
-//! file's chunk table first ([`FramedFile::check`]): a damaged file gives an error
+//! file's chunk table first (`FramedFile::check`): a damaged file gives an error
 //! naming it, not a wrong list of pages.
 
 use std::fs::File;

@@ -36,7 +36,7 @@ fn target() -> Option<&'static Target> {
 }
 
 /// One passage through a point of `phase`: aborts the process if it is the one
-/// [`VAR`] names.
+/// `VAR` names.
 pub fn point(phase: &str) {
     if let Some(t) = target()
         && t.phase == phase

@@ -3,7 +3,7 @@
 //! Pages are read in parallel ([`crate::dump`]), normalized and checked on the workers,
 //! then gathered in dump order; redirects are resolved once all titles are known; the
 //! stores are written into a staging directory that replaces the previous index only
-//! when complete ([`crate::index::Staging`]).
+//! when complete (`crate::index::Staging`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +53,7 @@ pub struct BuildOptions {
     /// wikitext is not parsed, so no structure, link graph or text (`text` is ignored).
     pub pages_only: bool,
     /// Bytes the build's sorters may hold before spilling runs to disk
-    /// ([`DEFAULT_MEMORY_BUDGET`] when `None`).
+    /// (`DEFAULT_MEMORY_BUDGET` when `None`).
     pub memory_budget: Option<u64>,
     /// Where temporary files go (a directory inside the new index's staging directory
     /// when `None`).

@@ -10,7 +10,7 @@
 //! A locator that does not resolve is a verdict ([`Resolution::Unresolved`]), not an
 //! error: only a failing index is an `Err`.
 //!
-//! [`Resolver`] caches decoded pages, so resolving a million rows that cite a few
+//! `Resolver` caches decoded pages, so resolving a million rows that cite a few
 //! thousand pages decodes each page once.
 
 mod columns;

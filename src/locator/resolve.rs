@@ -288,7 +288,7 @@ pub(crate) struct Resolver<'a> {
     titles: Sharded<String, PageLookup>,
 }
 
-/// Resolves one locator (no cache kept between calls; use [`Resolver`] for many).
+/// Resolves one locator (no cache kept between calls; use `Resolver` for many).
 pub fn resolve(index: &Index, loc: &Locator) -> Result<Resolution, IndexError> {
     Resolver::new(index).resolve(loc)
 }

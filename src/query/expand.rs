@@ -82,7 +82,7 @@ pub(crate) fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, Que
     Ok(Some(Arc::new(m)))
 }
 
-/// [`expand_text`] with the content language's messages (`--messages`); `None`: the
+/// `expand_text` with the content language's messages (`--messages`); `None`: the
 /// index's own (the build's `--messages`), else English.
 pub fn expand_text_with(
     index: &Index,

@@ -1,4 +1,4 @@
-//! `wikiwit mcp`: the same questions as `/v1/` ([`super::tools`]) as Model Context
+//! `wikiwit mcp`: the same questions as `/v1/` (`super::tools`) as Model Context
 //! Protocol tools on stdio, for agents, with JSON schemas for their inputs and for their
 //! structured results, each derived from the Rust type read or written.
 

@@ -1,8 +1,8 @@
 //! `wikiwit serve`: the index over HTTP, for clients that already speak to Wikipedia.
 //!
 //! `/w/api.php` answers the subset of MediaWiki's Action API that mwclient, the
-//! `wikipedia` package and Wikipedia-API use ([`action`]); `/v1/` answers in wikiwit's own
-//! JSON what the Action API has no word for ([`native`]). Every answer comes from the
+//! `wikipedia` package and Wikipedia-API use (`action`); `/v1/` answers in wikiwit's own
+//! JSON what the Action API has no word for (`native`). Every answer comes from the
 //! query functions the CLI uses, so a client and the CLI agree.
 //!
 //! The server is bounded so that no request can take it down: request size, values per

@@ -35,7 +35,7 @@ pub enum SearchError {
         #[source]
         source: tantivy::TantivyError,
     },
-    /// A file of the text index failed its check ([`super::checked`]).
+    /// A file of the text index failed its check (`super::checked`).
     #[error("{}: corrupt index data: {comment}", path.display())]
     Damaged {
         path: std::path::PathBuf,

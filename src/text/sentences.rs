@@ -1,6 +1,6 @@
 //! Rule-based sentence splitting, for a page's evidence text and a report's claims alike.
 //!
-//! The index stores a page's text as sentences ([`super::split_sentences`]) and the report
+//! The index stores a page's text as sentences (`super::split_sentences`) and the report
 //! parser (`cite::parse`) cuts a report into claims with the same rules; the splitter lives
 //! here, in the lowest layer that uses it. A citation vouches for the sentence it closes, so
 //! for the report parser the boundary matters more than anything else it finds. Prose is dense with abbreviations ("e.g.", "U.S.",

@@ -155,7 +155,7 @@ pub(crate) fn analyze_with_values(
     )
 }
 
-/// Analyses one page's wikitext (see [`analyze_with_text`]) without its plain text, which
+/// Analyses one page's wikitext (see `analyze_with_text`) without its plain text, which
 /// is then not computed at all (`--no-text` builds).
 pub fn analyze(
     text: &str,

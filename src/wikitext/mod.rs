@@ -1,7 +1,7 @@
 //! Wikitext → structure: links, categories, templates, sections with MediaWiki's anchors,
 //! infoboxes, tables and lists, from one page's text, in linear time.
 //!
-//! The pipeline follows MediaWiki's parser: [`preprocess`] builds the template tree;
+//! The pipeline follows MediaWiki's parser: `preprocess` builds the template tree;
 //! [`flat`] replaces templates and extension tags by markers; [`links`], [`tables`] and
 //! list/heading scanning run on that text, as MediaWiki runs them on its expanded text;
 //! template arguments and `<ref>` contents are analysed the same way, recursively, with
@@ -149,7 +149,7 @@ pub struct Section {
     pub heading_missing: Option<String>,
     /// Templates called in the heading (namespace, DB key).
     pub heading_templates: Vec<(i32, String)>,
-    /// Anchor, assuming the heading's templates exist (see [`finalize_anchors`]).
+    /// Anchor, assuming the heading's templates exist (see `finalize_anchors`).
     pub anchor: String,
     pub number: String,
     pub toclevel: u32,

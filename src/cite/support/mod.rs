@@ -37,10 +37,10 @@ impl SupportScorer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SupportLabel {
-    /// Score at least [`SUPPORTED_AT`], every figure found, no reversed negation.
+    /// Score at least `SUPPORTED_AT`, every figure found, no reversed negation.
     Supported,
     PartiallySupported,
-    /// Score below [`score::UNSUPPORTED_BELOW`], or a figure of the claim is absent.
+    /// Score below `score::UNSUPPORTED_BELOW`, or a figure of the claim is absent.
     Unsupported,
     /// A well-matching evidence sentence gives a different figure for the same thing.
     Contradicted,

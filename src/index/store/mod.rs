@@ -87,7 +87,7 @@ impl Codec {
     }
 }
 
-/// Encodes one record the way [`StoreWriter::push`] does.
+/// Encodes one record the way `StoreWriter::push` does.
 pub fn encode<T: Serialize>(record: &T) -> Result<Vec<u8>, IndexError> {
     postcard::to_allocvec(record).map_err(|e| IndexError::Encode {
         what: "record",
