@@ -410,3 +410,40 @@ fn search_refuses_a_damaged_full_text_index_file() {
     }
     ok(wikiwit().args(["search", "river", "--index"]).arg(&index));
 }
+
+/// A citation by page id (`?curid=`) is looked up in a map of every page record: a
+/// damaged `pages.rec` makes `cite check` refuse with the file named, where it used to
+/// leave the unreadable records out of the map and report the cited page as missing.
+#[test]
+fn cite_check_by_page_id_refuses_a_damaged_page_store() {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &[]);
+    let report = tmp.path().join("report.md");
+    std::fs::write(
+        &report,
+        "# Rivers\n\nThe Danube begins at Donaueschingen [1].\n\n## References\n\n\
+         1. https://en.wikipedia.org/?curid=3\n",
+    )
+    .unwrap();
+    let check = || {
+        let mut c = wikiwit();
+        c.args([
+            "cite",
+            "check",
+            "--json",
+            "--as-of",
+            "2020-01-01",
+            "--index",
+        ])
+        .arg(&index)
+        .arg(&report);
+        c
+    };
+    let v: serde_json::Value = serde_json::from_str(&ok(&mut check())).unwrap();
+    assert_eq!(v["citations"][0]["page"]["title"], "Danube");
+    let path = index.join("pages.rec");
+    let original = flip(&path);
+    refused(&mut check(), &["pages.rec", "CRC-32"]);
+    std::fs::write(&path, original).unwrap();
+}

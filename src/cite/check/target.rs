@@ -304,7 +304,7 @@ impl<'i> TargetResolver<'i> {
                 }
                 Err(NotFound::DeadRedirect(dead)) => Err(dead),
             },
-            None => match self.by_number(w) {
+            None => match self.by_number(w)? {
                 Some(n) => self.index.follow(n, self.index.page(n)?),
                 None => {
                     let title = match (w.curid, w.oldid) {
@@ -335,25 +335,42 @@ impl<'i> TargetResolver<'i> {
     }
 
     /// The page a citation without a title names by page id or revision id.
-    fn by_number(&self, w: &Wanted) -> Option<u32> {
-        let by_id = w.curid.and_then(|id| self.ids().get(&id).copied());
-        let by_rev = w.oldid.and_then(|r| self.revs().get(&r).copied());
-        by_id.or(by_rev)
+    fn by_number(&self, w: &Wanted) -> Result<Option<u32>, IndexError> {
+        let by_id = match w.curid {
+            Some(id) => self.ids()?.get(&id).copied(),
+            None => None,
+        };
+        let by_rev = match w.oldid {
+            Some(r) if by_id.is_none() => self.revs()?.get(&r).copied(),
+            _ => None,
+        };
+        Ok(by_id.or(by_rev))
     }
 
-    fn ids(&self) -> &HashMap<u64, u32> {
-        self.by_id.get_or_init(|| self.map(|r| r.id))
+    fn ids(&self) -> Result<&HashMap<u64, u32>, IndexError> {
+        if let Some(m) = self.by_id.get() {
+            return Ok(m);
+        }
+        let m = self.map(|r| r.id)?;
+        Ok(self.by_id.get_or_init(|| m))
     }
 
-    fn revs(&self) -> &HashMap<u64, u32> {
-        self.by_rev.get_or_init(|| self.map(|r| r.rev_id))
+    fn revs(&self) -> Result<&HashMap<u64, u32>, IndexError> {
+        if let Some(m) = self.by_rev.get() {
+            return Ok(m);
+        }
+        let m = self.map(|r| r.rev_id)?;
+        Ok(self.by_rev.get_or_init(|| m))
     }
 
-    fn map(&self, key: fn(&PageRecord) -> u64) -> HashMap<u64, u32> {
-        (0..)
-            .zip(self.index.pages())
-            .filter_map(|(n, r)| r.ok().map(|r| (key(&r), n)))
-            .collect()
+    /// Page number by `key` of every page record; a record that cannot be read is an
+    /// error, not a page left out (which would report a cited page as missing).
+    fn map(&self, key: fn(&PageRecord) -> u64) -> Result<HashMap<u64, u32>, IndexError> {
+        let mut out = HashMap::new();
+        for (n, r) in (0..).zip(self.index.pages()) {
+            out.insert(key(&r?), n);
+        }
+        Ok(out)
     }
 }
 
