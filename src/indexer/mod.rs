@@ -681,7 +681,7 @@ fn read_pages(
 /// the write phase.
 fn spawn_text_commit(
     ti: crate::text::search::TextIndexWriter,
-) -> std::thread::JoinHandle<Result<(), crate::text::search::SearchError>> {
+) -> std::thread::JoinHandle<Result<TextCrcs, crate::text::search::SearchError>> {
     std::thread::spawn(move || {
         index::fault::point("text-commit");
         let done = ti.finish();
@@ -726,7 +726,11 @@ fn pages_side(
 }
 
 /// The full-text index's commit, run on a thread of its own.
-type TextCommit = std::thread::Result<Result<(), crate::text::search::SearchError>>;
+type TextCommit = std::thread::Result<Result<TextCrcs, crate::text::search::SearchError>>;
+
+/// The CRC-32 of each file of the full-text index, by path relative to the index,
+/// computed as the commit wrote its chunk table.
+type TextCrcs = BTreeMap<String, u32>;
 
 /// The stores still open at the end of the write phase, and the full-text index's commit.
 type OpenStores = (
@@ -745,7 +749,7 @@ fn close_outputs(
     files: &mut BTreeMap<String, u64>,
     spills: &mut BTreeMap<String, u64>,
     counts: &mut Counts,
-) -> Result<(), BuildError> {
+) -> Result<TextCrcs, BuildError> {
     let (titles_size, pages_size, redirects_to, c) = pages;
     files.insert(index::files::TITLES.to_string(), titles_size);
     files.insert(index::files::PAGES.to_string(), pages_size);
@@ -771,8 +775,9 @@ fn close_outputs(
     if let Some(ts) = text_store {
         files.insert(index::files::TEXT.to_string(), ts.finish()?);
     }
+    let mut text_crcs = TextCrcs::new();
     if let Some(joined) = text_done {
-        joined.map_err(|_| DumpError::Internal {
+        text_crcs = joined.map_err(|_| DumpError::Internal {
             message: "the full-text index thread panicked".into(),
         })??;
         files.insert(
@@ -783,7 +788,7 @@ fn close_outputs(
     let (warning_count, warnings_size) = warnings.finish()?;
     counts.warnings = warning_count;
     files.insert(index::files::WARNINGS.to_string(), warnings_size);
-    Ok(())
+    Ok(text_crcs)
 }
 
 /// What the manifest records of how the build ran.
@@ -809,6 +814,7 @@ fn manifest(
     site: crate::siteinfo::SiteInfo,
     counts: Counts,
     files: BTreeMap<String, u64>,
+    text_crcs: TextCrcs,
 ) -> Result<Manifest, BuildError> {
     let dump_name = b
         .opts
@@ -816,16 +822,14 @@ fn manifest(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut checksums = BTreeMap::new();
-    let text_files = if b.with_text {
-        dir_files(dir, crate::text::search::DIR)
-    } else {
-        Vec::new()
-    };
-    for name in std::iter::once(index::files::WARNINGS.to_string()).chain(text_files) {
-        let crc = index::manifest::file_crc32(&dir.join(&name))?;
-        checksums.insert(name, crc);
-    }
+    // The text index's files were checksummed as their chunk table was written.
+    let mut checksums: BTreeMap<String, String> = text_crcs
+        .into_iter()
+        .map(|(name, crc)| (name, format!("{crc:08x}")))
+        .collect();
+    let warnings = index::files::WARNINGS.to_string();
+    let crc = index::manifest::file_crc32(&dir.join(&warnings))?;
+    checksums.insert(warnings, crc);
     Ok(Manifest {
         checksum: String::new(),
         format: index::manifest::FORMAT_NAME.to_string(),
@@ -1186,7 +1190,7 @@ fn build_in_pool(
     let (mut counts, mut spills) = (rest.counts, rest.spills);
     let stores = (rest.structures, rest.text_store, text_done);
     let sides = (pages_side?, graph_side?);
-    close_outputs(
+    let text_crcs = close_outputs(
         sides,
         stores,
         rest.warnings,
@@ -1216,30 +1220,12 @@ fn build_in_pool(
         site,
         counts,
         files,
+        text_crcs,
     )?;
     index::fault::point("publish");
     manifest.write(&dir)?;
     let dir = staging.commit()?;
     Ok(BuildReport { dir, manifest })
-}
-
-/// The files of `dir/sub`, as `sub/name`, sorted, lock files left out (the text
-/// index's files, whose checksums the manifest keeps).
-fn dir_files(dir: &Path, sub: &str) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join(sub))
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                // tantivy's lock files come and go with readers and writers.
-                .filter(|n| !n.ends_with(".lock"))
-                .map(|n| format!("{sub}/{n}"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
 }
 
 /// Total size of the files in `dir` (the text index's tantivy directory).

@@ -59,11 +59,13 @@ fn fill(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
-/// The chunk checksums of the file at `path`, read in one streaming pass.
-fn file_chunks(path: &Path) -> io::Result<FileChunks> {
+/// The chunk checksums of the file at `path` and the CRC-32 of the whole file (which
+/// the manifest keeps for `info --verify`), read in one streaming pass.
+fn file_chunks(path: &Path) -> io::Result<(FileChunks, u32)> {
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let (mut len, mut crcs) = (0u64, Vec::new());
+    let mut whole = crc32fast::Hasher::new();
     loop {
         let n = fill(&mut f, &mut buf)?;
         if n == 0 {
@@ -71,20 +73,23 @@ fn file_chunks(path: &Path) -> io::Result<FileChunks> {
         }
         len += n as u64;
         crcs.push(crc32fast::hash(&buf[..n]));
+        whole.update(&buf[..n]);
         if n < CHUNK {
             break;
         }
     }
-    Ok(FileChunks {
+    let chunks = FileChunks {
         len,
         crcs: crcs.into(),
-    })
+    };
+    Ok((chunks, whole.finalize()))
 }
 
 /// Writes [`FILE`] for the files now in `dir` (tantivy's lock files aside: they come and
 /// go with readers). Called once the index is committed and its writer gone, so no
-/// file changes afterwards.
-pub(crate) fn write(dir: &Path) -> io::Result<()> {
+/// file changes afterwards. Returns the CRC-32 of every file of the directory, [`FILE`]
+/// included, by name: the manifest's checksums, without reading the files again.
+pub(crate) fn write(dir: &Path) -> io::Result<BTreeMap<String, u32>> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -99,8 +104,10 @@ pub(crate) fn write(dir: &Path) -> io::Result<()> {
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(CHUNK as u32).to_le_bytes());
     out.extend_from_slice(&(names.len() as u32).to_le_bytes());
+    let mut wholes = BTreeMap::new();
     for name in &names {
-        let chunks = file_chunks(&dir.join(name))?;
+        let (chunks, whole) = file_chunks(&dir.join(name))?;
+        wholes.insert(name.clone(), whole);
         let name_len = u16::try_from(name.len())
             .map_err(|_| invalid(format!("{name}: file name too long")))?;
         out.extend_from_slice(&name_len.to_le_bytes());
@@ -113,7 +120,9 @@ pub(crate) fn write(dir: &Path) -> io::Result<()> {
     out.extend_from_slice(&crc32fast::hash(&out).to_le_bytes());
     let path = dir.join(FILE);
     std::fs::write(&path, &out)?;
-    std::fs::File::open(&path)?.sync_all()
+    std::fs::File::open(&path)?.sync_all()?;
+    wholes.insert(FILE.to_string(), crc32fast::hash(&out));
+    Ok(wholes)
 }
 
 /// The chunk tables of a text index directory, by file name.
@@ -455,8 +464,10 @@ mod tests {
         std::fs::write(tmp.path().join("a.idx"), &big).unwrap();
         std::fs::write(tmp.path().join("meta.json"), b"{}").unwrap();
         std::fs::write(tmp.path().join(".tantivy-meta.lock"), b"").unwrap();
-        write(tmp.path()).unwrap();
+        let wholes = write(tmp.path()).unwrap();
         let bytes = std::fs::read(tmp.path().join(FILE)).unwrap();
+        assert_eq!(wholes["a.idx"], crc32fast::hash(&big));
+        assert_eq!(wholes[FILE], crc32fast::hash(&bytes));
         let table = ChunkTable::parse(&bytes).unwrap();
         let names: Vec<&str> = table.files.keys().map(String::as_str).collect();
         assert_eq!(names, ["a.idx", "meta.json"]);

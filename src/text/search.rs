@@ -8,6 +8,7 @@
 //! index, not per segment, so a document's score does not depend on its segment, and
 //! hits are ordered on (score, page, section).
 
+use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
 
@@ -241,13 +242,18 @@ impl TextIndexWriter {
 
     /// Commits, waits for merges, and writes the chunk table readers check reads
     /// against ([`super::checked`]); the index is complete when this returns.
-    pub fn finish(mut self) -> Result<(), SearchError> {
+    /// Returns the CRC-32 of each file, by path relative to the index (`text/NAME`).
+    pub fn finish(mut self) -> Result<BTreeMap<String, u32>, SearchError> {
         self.writer.commit().map_err(err("committing"))?;
         self.writer.wait_merging_threads().map_err(err("merging"))?;
-        super::checked::write(&self.path).map_err(|e| SearchError::Tantivy {
+        let crcs = super::checked::write(&self.path).map_err(|e| SearchError::Tantivy {
             what: "writing the chunk table",
             source: tantivy::TantivyError::from(e),
-        })
+        })?;
+        Ok(crcs
+            .into_iter()
+            .map(|(name, crc)| (format!("{DIR}/{name}"), crc))
+            .collect())
     }
 }
 
