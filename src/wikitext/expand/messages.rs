@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::time::{DAYS, MONTHS};
+use super::time::{DAYS, IRANIAN_MONTHS, MONTHS};
 
 /// Why a messages file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -140,6 +140,14 @@ impl Messages {
         self.messages
             .get(&format!("{}-gen", MONTH_KEYS[i].trim_end_matches("_long")))
             .map_or_else(|| self.month_name(m), String::as_str)
+    }
+
+    /// Iranian month `m` (1–12) as `xiF` writes it.
+    pub(crate) fn iranian_month(&self, m: u8) -> &str {
+        let i = usize::from(m.clamp(1, 12)) - 1;
+        self.messages
+            .get(&format!("iranian-calendar-m{}", i + 1))
+            .map_or(IRANIAN_MONTHS[i], String::as_str)
     }
 
     /// Month `m` abbreviated (`M`).

@@ -21,6 +21,22 @@ pub(crate) const MONTHS: [&str; 12] = [
     "December",
 ];
 
+/// MediaWiki's English names of the Iranian months (messages `iranian-calendar-m1` …).
+pub(crate) const IRANIAN_MONTHS: [&str; 12] = [
+    "Farvardin",
+    "Ordibehesht",
+    "Khordad",
+    "Tir",
+    "Mordad",
+    "Shahrivar",
+    "Mehr",
+    "Aban",
+    "Azar",
+    "Dey",
+    "Bahman",
+    "Esfand",
+];
+
 pub(crate) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
@@ -43,6 +59,37 @@ fn days_in_month(year: i32, month: u8) -> u8 {
         _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         _ => 28,
     }
+}
+
+/// The Iranian (solar Hijri) date of a Gregorian date as MediaWiki computes it for
+/// `#time`'s `xi…` codes: (year, month 1–12, day 1–31). MediaWiki uses the arithmetic
+/// rule of 33-year cycles (2,820-year cycles are not involved), which agrees with the
+/// astronomical calendar for the years a wiki writes about; so does this. Days are
+/// counted from 1 January 1600, which was 11 Dey 978; the Iranian year's first six
+/// months have 31 days, the next five 30, the last 29 or 30.
+fn iranian(date: Date) -> (i64, u8, u8) {
+    const MONTH_DAYS: [i64; 11] = [31, 31, 31, 31, 31, 31, 30, 30, 30, 30, 30];
+    let year = date.year() as i64 - 1600;
+    // Gregorian days since 1 January 1600.
+    let days = 365 * year + (year + 3).div_euclid(4) - (year + 99).div_euclid(100)
+        + (year + 399).div_euclid(400)
+        + date.ordinal() as i64
+        - 1;
+    // 1 Farvardin 979 was 79 days later; 33 Iranian years are 12,053 days, four 1,461.
+    let days = days - 79;
+    let (cycles, mut d) = (days.div_euclid(12_053), days.rem_euclid(12_053));
+    let mut year = 979 + 33 * cycles + 4 * (d / 1461);
+    d %= 1461;
+    if d >= 366 {
+        year += (d - 1) / 365;
+        d = (d - 1) % 365;
+    }
+    let mut month = 0;
+    while month < MONTH_DAYS.len() && d >= MONTH_DAYS[month] {
+        d -= MONTH_DAYS[month];
+        month += 1;
+    }
+    (year, month as u8 + 1, d as u8 + 1)
 }
 
 /// A calendar date where the day may overflow into the following months (as PHP lets
@@ -346,6 +393,11 @@ pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
         if c == 'x' && i + 1 < chars.len() {
             code.push(chars[i + 1]);
             i += 1;
+            // `xi` opens the Iranian calendar's three-character codes.
+            if code == "xi" && i + 1 < chars.len() {
+                code.push(chars[i + 1]);
+                i += 1;
+            }
         }
         i += 1;
         // (value, zero-padded width)
@@ -424,6 +476,15 @@ pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
                 ));
                 None
             }
+            "xiF" => {
+                let (_, m, _) = iranian(dt.date());
+                out.push_str(names.iranian_month(m));
+                None
+            }
+            "xij" => Some((iranian(dt.date()).2 as i64, 0)),
+            "xin" => Some((iranian(dt.date()).1 as i64, 0)),
+            "xiY" => Some((iranian(dt.date()).0, 0)),
+            "xiy" => Some((iranian(dt.date()).0.rem_euclid(100), 2)),
             "d" => Some((dt.day() as i64, 2)),
             "m" => Some((dt.month() as u8 as i64, 2)),
             "H" => Some((dt.hour() as i64, 2)),
@@ -527,5 +588,29 @@ mod tests {
         assert_eq!(f("Y-m-d", "2001-01-31 +1 month").unwrap(), "2001-03-03");
         assert_eq!(f("H:i", "5:30 pm").unwrap(), "17:30");
         assert!(f("Y", "not a date").is_none());
+    }
+
+    /// Nowruz (1 Farvardin) falls on 20 or 21 March; the dates are those of the Iranian
+    /// calendar's published tables (the 2017 one is also MediaWiki's answer, recorded in
+    /// `tests/data/expand-mw`).
+    #[test]
+    fn iranian_dates() {
+        let cases = [
+            ("2017-05-05", "15 2 Ordibehesht 1396 96"),
+            ("2020-03-19", "29 12 Esfand 1398 98"),
+            ("2020-03-20", "1 1 Farvardin 1399 99"),
+            ("2021-03-21", "1 1 Farvardin 1400 00"),
+            ("2024-03-19", "29 12 Esfand 1402 02"),
+            ("2024-03-20", "1 1 Farvardin 1403 03"),
+            ("2025-03-20", "30 12 Esfand 1403 03"),
+            ("2025-03-21", "1 1 Farvardin 1404 04"),
+            ("1979-02-11", "22 11 Bahman 1357 57"),
+            ("2017-09-20", "29 6 Shahrivar 1396 96"),
+        ];
+        for (date, want) in cases {
+            assert_eq!(f("xij xin xiF xiY xiy", date).unwrap(), want, "{date}");
+        }
+        // Other codes still read after an Iranian one.
+        assert_eq!(f("xiY-m", "2017-05-05").unwrap(), "1396-05");
     }
 }
