@@ -13,6 +13,7 @@ pub mod pages;
 mod publish;
 pub mod sources;
 mod store;
+mod structure_store;
 mod text_store;
 mod titles;
 pub(crate) mod varint;
@@ -28,6 +29,7 @@ pub use pages::{Redirect, Resolution};
 pub(crate) use publish::Staging;
 pub use store::{Records, Store, encode};
 pub(crate) use store::{StoreWriter, TEXT_BLOCK_SIZE};
+pub(crate) use structure_store::StoredStructure;
 pub(crate) use text_store::StoredText;
 pub(crate) use titles::{KeySpool, TitleMap};
 pub use titles::{key as titles_key, write as write_titles};
@@ -37,7 +39,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 
 /// File names inside an index directory.
 pub mod files {
@@ -154,7 +156,7 @@ pub struct Index {
 
 /// The stores a build writes from parsed wikitext: everything but pages and titles.
 struct Parsed {
-    structure: Store<PageStructure>,
+    structure: Store<StoredStructure>,
     links_out: Csr,
     links_in: Csr,
     red_titles: TitleMap,
@@ -369,7 +371,8 @@ impl Index {
     /// The structure of page number `n` (links, sections, tables, …), with section
     /// anchors finalized against this wiki's titles.
     pub fn structure(&self, n: u32) -> Result<PageStructure, IndexError> {
-        Ok(self.finalized(self.parsed()?.structure.get(n as usize)?))
+        let stored = self.parsed()?.structure.get(n as usize)?;
+        Ok(self.finalized(self.decoded(n as usize, stored)?))
     }
 
     /// Every page's structure in dump order, as [`Index::structure`] gives it, each
@@ -382,7 +385,16 @@ impl Index {
             .parsed()?
             .structure
             .iter()
-            .map(|s| s.map(|s| self.finalized(s))))
+            .enumerate()
+            .map(|(n, s)| Ok(self.finalized(self.decoded(n, s?)?))))
+    }
+
+    /// A record of `structure.rec` as the page's structure.
+    fn decoded(&self, n: usize, stored: StoredStructure) -> Result<PageStructure, IndexError> {
+        stored.decode().map_err(|e| IndexError::DataCorruption {
+            path: self.dir.join(files::STRUCTURE),
+            comment: format!("record {n}: {e}"),
+        })
     }
 
     /// Finalizes the anchors of headings that call templates against this wiki's titles.
@@ -479,7 +491,7 @@ impl Index {
         };
         let stored = t.get(n as usize)?;
         let structure = match stored.needs_structure() {
-            true => Some(parsed.structure.get(n as usize)?),
+            true => Some(self.decoded(n as usize, parsed.structure.get(n as usize)?)?),
             false => None,
         };
         self.unstored(n, &stored, structure.as_ref()).map(Some)
@@ -498,7 +510,10 @@ impl Index {
             return Ok(None);
         };
         Ok(Some(t.iter().zip(parsed.structure.iter()).enumerate().map(
-            |(n, (stored, structure))| self.unstored(n as u32, &stored?, Some(&structure?)),
+            |(n, (stored, structure))| {
+                let structure = self.decoded(n, structure?)?;
+                self.unstored(n as u32, &stored?, Some(&structure))
+            },
         )))
     }
 

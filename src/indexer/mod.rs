@@ -221,7 +221,7 @@ fn to_page(
     let list_page = ctx.parse && crate::wikitext::is_list_page(&title, &structure, ctx.lang);
     let (link_keys, categories) = graph_keys(&structure);
     let encoded = if ctx.parse {
-        index::encode(&structure).map_err(|e| bad(e.to_string()))?
+        index::encode(&index::StoredStructure::encode(structure)).map_err(|e| bad(e.to_string()))?
     } else {
         Vec::new()
     };
@@ -734,7 +734,7 @@ type TextCrcs = BTreeMap<String, u32>;
 
 /// The stores still open at the end of the write phase, and the full-text index's commit.
 type OpenStores = (
-    Option<StoreWriter<PageStructure>>,
+    Option<StoreWriter<index::StoredStructure>>,
     Option<StoreWriter<index::StoredText>>,
     Option<TextCommit>,
 );
@@ -876,7 +876,7 @@ const PAGES_TMP: &str = "pages.tmp";
 /// every redirect target, the structure and text stores and the link graph's spools.
 /// Each leaves memory as its page passes.
 struct Sinks {
-    structures: Option<StoreWriter<PageStructure>>,
+    structures: Option<StoreWriter<index::StoredStructure>>,
     graph: Option<GraphBuilder>,
     text_store: Option<StoreWriter<index::StoredText>>,
     pages_tmp: StoreWriter<PageRecord>,
@@ -988,7 +988,7 @@ fn target_dir(opts: &BuildOptions, site: &crate::siteinfo::SiteInfo) -> PathBuf 
 /// What the write phase starts from once the titles are sorted: the stores still open,
 /// the spools, and the page records and title keys to resolve redirects against.
 struct Sorted {
-    structures: Option<StoreWriter<PageStructure>>,
+    structures: Option<StoreWriter<index::StoredStructure>>,
     graph: Option<GraphBuilder>,
     text_store: Option<StoreWriter<index::StoredText>>,
     redirect_spool: RedirectSpool,
