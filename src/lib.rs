@@ -6,6 +6,7 @@
 //! this library.
 
 pub mod audit;
+pub(crate) mod chunk_crc;
 pub mod cite;
 pub mod dump;
 pub mod eval;

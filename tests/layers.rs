@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("wikitext", 0),
     ("text", 0),
     ("json_file", 0),
+    ("chunk_crc", 0),
     // 1: the on-disk index and its builder.
     ("index", 1),
     ("indexer", 1),

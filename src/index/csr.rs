@@ -390,7 +390,7 @@ mod tests {
         write(&path, 4, &rows).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
         // Three chunks in (well inside the values stream), one bit.
-        let at = 3 * crate::index::file::CHUNK + 100;
+        let at = 3 * crate::chunk_crc::CHUNK + 100;
         bytes[at] ^= 0x08;
         std::fs::write(&path, &bytes).unwrap();
         let csr = Csr::open(&path, 4).unwrap();

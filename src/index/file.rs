@@ -6,18 +6,17 @@
 //! on `wikiwit info --verify`.
 //!
 //! A file read a little at a time by queries (the adjacency lists, gigabytes on
-//! English Wikipedia) also carries a CRC-32 per [`CHUNK`] bytes, so that the bytes a
+//! English Wikipedia) also carries a CRC-32 per 64 KiB ([`crate::chunk_crc`]), so that the bytes a
 //! query reads are checked before they are believed ([`FramedFile::check`]) without
 //! reading the whole file: each chunk is checked the first time it is touched.
 
+use memmap2::Mmap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use memmap2::Mmap;
 
 use super::{FORMAT_VERSION, IndexError};
+use crate::chunk_crc::{CHUNK, Checked, ChunkHasher};
 
 const MAGIC: &[u8; 8] = b"WIKIWIT\0";
 const FOOTER_MAGIC: &[u8; 8] = b"WWEND\0\0\0";
@@ -26,45 +25,13 @@ pub(crate) const HEADER_LEN: usize = 16;
 /// ends (`u64`), the file's length (`u64`), the footer magic.
 pub(crate) const FOOTER_LEN: usize = 32;
 
-/// Bytes covered by one entry of a file's chunk table: one random read checks at most a
-/// few of them (tens of microseconds), and the table costs 4 bytes per 64 KiB.
-pub(crate) const CHUNK: usize = 64 << 10;
-
-/// The CRC-32 of each [`CHUNK`] of a file as it is written.
-#[derive(Default)]
-struct Chunks {
-    crcs: Vec<u32>,
-    current: crc32fast::Hasher,
-    filled: usize,
-}
-
-impl Chunks {
-    fn update(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let n = bytes.len().min(CHUNK - self.filled);
-            self.current.update(&bytes[..n]);
-            self.filled += n;
-            bytes = &bytes[n..];
-            if self.filled == CHUNK {
-                self.close();
-            }
-        }
-    }
-
-    fn close(&mut self) {
-        let done = std::mem::take(&mut self.current);
-        self.crcs.push(done.finalize());
-        self.filled = 0;
-    }
-}
-
 /// Writes a framed file, computing the CRC as bytes go out.
 pub(crate) struct FramedWriter {
     path: PathBuf,
     out: BufWriter<File>,
     crc: crc32fast::Hasher,
     len: u64,
-    chunks: Option<Chunks>,
+    chunks: Option<ChunkHasher>,
 }
 
 impl FramedWriter {
@@ -77,13 +44,13 @@ impl FramedWriter {
     /// A file with a chunk table, for readers that check what they read
     /// ([`FramedFile::check`]).
     pub(crate) fn create_chunked(path: &Path, kind: u32) -> Result<FramedWriter, IndexError> {
-        Self::create_with(path, kind, Some(Chunks::default()))
+        Self::create_with(path, kind, Some(ChunkHasher::default()))
     }
 
     fn create_with(
         path: &Path,
         kind: u32,
-        chunks: Option<Chunks>,
+        chunks: Option<ChunkHasher>,
     ) -> Result<FramedWriter, IndexError> {
         let file = File::create(path).map_err(|e| IndexError::io(path, e))?;
         let mut w = FramedWriter {
@@ -136,11 +103,8 @@ impl FramedWriter {
     pub fn finish(mut self) -> Result<u64, IndexError> {
         let content = self.len;
         let mut table = Vec::new();
-        if let Some(mut c) = self.chunks.take() {
-            if c.filled > 0 {
-                c.close();
-            }
-            table = c.crcs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        if let Some(c) = self.chunks.take() {
+            table = c.finish().iter().flat_map(|x| x.to_le_bytes()).collect();
             self.write(&table)?;
         }
         let crc = self.crc.clone().finalize();
@@ -171,8 +135,8 @@ pub(crate) struct FramedFile {
     content: usize,
     /// The chunk table's entries (empty for a file without one).
     table: std::ops::Range<usize>,
-    /// One bit per chunk already checked.
-    checked: Box<[AtomicU64]>,
+    /// The chunks already checked.
+    checked: Checked,
 }
 
 impl FramedFile {
@@ -235,9 +199,7 @@ impl FramedFile {
             path: path.to_path_buf(),
             map,
             content,
-            checked: (0..entries.div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            checked: Checked::new(entries),
             table,
         })
     }
@@ -251,29 +213,19 @@ impl FramedFile {
         }
         let start = (HEADER_LEN + range.start).min(self.content);
         let end = (HEADER_LEN + range.end).min(self.content);
-        for k in start / CHUNK..end.div_ceil(CHUNK) {
-            let (word, bit) = (&self.checked[k / 64], 1u64 << (k % 64));
-            if word.load(Ordering::Relaxed) & bit != 0 {
-                continue;
-            }
-            let bytes = &self.map[k * CHUNK..((k + 1) * CHUNK).min(self.content)];
-            let at = self.table.start + 4 * k;
-            let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
-            let actual = crc32fast::hash(bytes);
-            if stored != actual {
-                return Err(IndexError::DataCorruption {
-                    path: self.path.clone(),
-                    comment: format!(
-                        "chunk {k} (bytes {}–{}) fails its CRC-32 (stored {stored:08x}, \
-                         computed {actual:08x})",
-                        k * CHUNK,
-                        k * CHUNK + bytes.len()
-                    ),
-                });
-            }
-            word.fetch_or(bit, Ordering::Relaxed);
-        }
-        Ok(())
+        self.checked.check(
+            start..end,
+            self.content,
+            |r| Ok(&self.map[r]),
+            |k| {
+                let at = self.table.start + 4 * k;
+                u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"))
+            },
+            |m| IndexError::DataCorruption {
+                path: self.path.clone(),
+                comment: m.to_string(),
+            },
+        )
     }
 
     /// The payload between header and footer.

@@ -14,9 +14,9 @@ use std::fmt;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::chunk_crc::{CHUNK, Checked, ChunkHasher};
 use tantivy::HasLen;
 use tantivy::directory::error::{DeleteError, OpenDirectoryError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
@@ -26,10 +26,6 @@ use tantivy::directory::{
 
 /// The chunk table's file name, inside the text index directory.
 pub const FILE: &str = "chunks.crc32";
-
-/// Bytes per checksum: a search reads postings a few KiB at a time, so a check costs at
-/// most one chunk more than the read, and the table costs 4 bytes per 64 KiB.
-pub const CHUNK: usize = 64 << 10;
 
 const MAGIC: &[u8; 8] = b"WWTXTCRC";
 const VERSION: u32 = 1;
@@ -45,42 +41,27 @@ fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
-/// Reads `r` into `buf` until it is full or the input ends; the number of bytes read.
-fn fill(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// The chunk checksums of the file at `path` and the CRC-32 of the whole file (which
 /// the manifest keeps for `info --verify`), read in one streaming pass.
 fn file_chunks(path: &Path) -> io::Result<(FileChunks, u32)> {
     let mut f = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; CHUNK];
-    let (mut len, mut crcs) = (0u64, Vec::new());
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut len, mut chunks) = (0u64, ChunkHasher::default());
     let mut whole = crc32fast::Hasher::new();
     loop {
-        let n = fill(&mut f, &mut buf)?;
-        if n == 0 {
-            break;
-        }
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         len += n as u64;
-        crcs.push(crc32fast::hash(&buf[..n]));
+        chunks.update(&buf[..n]);
         whole.update(&buf[..n]);
-        if n < CHUNK {
-            break;
-        }
     }
     let chunks = FileChunks {
         len,
-        crcs: crcs.into(),
+        crcs: chunks.finish().into(),
     };
     Ok((chunks, whole.finalize()))
 }
@@ -328,9 +309,7 @@ impl Directory for CheckedDirectory {
             inner,
             path: full,
             crcs: chunks.crcs.clone(),
-            checked: (0..chunks.crcs.len().div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            checked: Checked::new(chunks.crcs.len()),
             damage: self.damage.clone(),
         });
         handles.insert(path.to_path_buf(), handle.clone());
@@ -343,10 +322,15 @@ impl Directory for CheckedDirectory {
         let chunks = self
             .chunks(path, data.len())
             .map_err(|e| OpenReadError::wrap_io_error(e, full.clone()))?;
-        for (k, bytes) in data.chunks(CHUNK).enumerate() {
-            check_chunk(&full, k, bytes, chunks.crcs[k], &self.damage)
-                .map_err(|e| OpenReadError::wrap_io_error(e, full.clone()))?;
-        }
+        Checked::new(chunks.crcs.len())
+            .check(
+                0..data.len(),
+                data.len(),
+                |r| Ok(&data[r]),
+                |k| chunks.crcs[k],
+                |m| self.damage.record(&full, m.to_string()),
+            )
+            .map_err(|e| OpenReadError::wrap_io_error(e, full.clone()))?;
         Ok(data)
     }
 
@@ -382,34 +366,13 @@ impl Directory for CheckedDirectory {
     }
 }
 
-/// Compares chunk `k` of the file at `path` with its stored checksum.
-fn check_chunk(
-    path: &Path,
-    k: usize,
-    bytes: &[u8],
-    stored: u32,
-    damage: &DamageLog,
-) -> io::Result<()> {
-    let actual = crc32fast::hash(bytes);
-    if actual == stored {
-        return Ok(());
-    }
-    let comment = format!(
-        "chunk {k} (bytes {}–{}) fails its CRC-32 (stored {stored:08x}, computed \
-         {actual:08x})",
-        k * CHUNK,
-        k * CHUNK + bytes.len()
-    );
-    Err(damage.record(path, comment))
-}
-
 /// A file of the text index whose chunks are checked the first time they are read.
 struct CheckedFile {
     inner: Arc<dyn FileHandle>,
     path: PathBuf,
     crcs: Arc<[u32]>,
-    /// One bit per chunk already checked.
-    checked: Box<[AtomicU64]>,
+    /// The chunks already checked.
+    checked: Checked,
     damage: DamageLog,
 }
 
@@ -421,22 +384,13 @@ impl fmt::Debug for CheckedFile {
 
 impl CheckedFile {
     fn check(&self, range: Range<usize>) -> io::Result<()> {
-        if range.is_empty() {
-            return Ok(());
-        }
-        let len = self.inner.len();
-        for k in range.start / CHUNK..range.end.min(len).div_ceil(CHUNK) {
-            let (word, bit) = (&self.checked[k / 64], 1u64 << (k % 64));
-            if word.load(Ordering::Relaxed) & bit != 0 {
-                continue;
-            }
-            let bytes = self
-                .inner
-                .read_bytes(k * CHUNK..((k + 1) * CHUNK).min(len))?;
-            check_chunk(&self.path, k, bytes.as_slice(), self.crcs[k], &self.damage)?;
-            word.fetch_or(bit, Ordering::Relaxed);
-        }
-        Ok(())
+        self.checked.check(
+            range,
+            self.inner.len(),
+            |r| self.inner.read_bytes(r),
+            |k| self.crcs[k],
+            |m| self.damage.record(&self.path, m.to_string()),
+        )
     }
 }
 
