@@ -108,6 +108,47 @@ fn urls_anchors_redirects_and_revisions() {
     );
     assert_eq!(v["other_revision"], 1);
     assert_eq!(v["rev_id"], 5177);
+    // A URL naming the page by id alone is looked up by the dump's page and revision
+    // ids; a redirect's id leads on to its target.
+    let danube = found(ix, "Danube|sentence:0");
+    let ural = found(ix, "River Ural|sentence:0");
+    let redirect_id = wikiwit()
+        .args(["resolve", "River Ural", "--json", "--index"])
+        .arg(ix)
+        .output()
+        .unwrap();
+    let redirect: serde_json::Value = serde_json::from_slice(&redirect_id.stdout).unwrap();
+    let redirect_id = redirect["page"]["page_id"]
+        .as_u64()
+        .expect("the redirect's page id");
+    for (u, want) in [
+        (
+            format!(
+                "https://en.wikipedia.org/?curid={}|sentence:0",
+                danube["page_id"]
+            ),
+            &danube,
+        ),
+        (
+            "https://en.wikipedia.org/w/index.php?oldid=5177|sentence:0".to_string(),
+            &danube,
+        ),
+        (
+            format!("https://en.wikipedia.org/w/index.php?curid={redirect_id}|sentence:0"),
+            &ural,
+        ),
+    ] {
+        let v = found(ix, &u);
+        assert_eq!(v["page"], want["page"], "{u}");
+        assert_eq!(v["content"], want["content"], "{u}");
+    }
+    assert_eq!(
+        found(
+            ix,
+            &format!("https://en.wikipedia.org/?curid={redirect_id}")
+        )["via"][0],
+        "River Ural"
+    );
 }
 
 #[test]
@@ -182,6 +223,11 @@ fn every_reason_for_not_resolving() {
             "fr:Danube",
         ),
         ("wikt:river|sentence:0", "other_wiki", "another wiki"),
+        (
+            "https://en.wikipedia.org/?curid=999999|sentence:0",
+            "no_such_page",
+            "page id 999999",
+        ),
     ] {
         let v = unresolved(ix, loc);
         assert_eq!(v["reason"], reason, "{loc}: {v}");

@@ -43,4 +43,5 @@ for i in $(seq 1 "$runs"); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo "median: wikiwit $(median "${ww[@]}")s, lbzip2 $(median "${lb[@]}")s, ratio $(median "${ratios[@]}"), peak RSS $(( $(median "${rss[@]}") / 1024 )) MB"
-du -sk "$out/ix" | awk '{ printf "index size: %.1f MB\n", $1 / 1024 }'
+# Bytes, printed in MB (10^6) as the dump's sizes are; `du -sk` / 1024 gave MiB.
+du -sb "$out/ix" | awk '{ printf "index size: %.1f MB (%d bytes)\n", $1 / 1e6, $1 }'

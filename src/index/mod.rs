@@ -148,6 +148,8 @@ pub struct Index {
     parsed: Option<Parsed>,
     /// Plain text per page (absent for `--no-text` builds).
     text: Option<Store<StoredText>>,
+    /// Page numbers by page id and revision id, built on first use.
+    ids: std::sync::OnceLock<page_for::IdMaps>,
     /// The full-text searcher, opened on first use.
     searcher: std::sync::OnceLock<
         Result<crate::text::search::TextSearcher, crate::text::search::SearchError>,
@@ -268,6 +270,7 @@ impl Index {
             titles,
             parsed,
             text,
+            ids: std::sync::OnceLock::new(),
             searcher: std::sync::OnceLock::new(),
         })
     }

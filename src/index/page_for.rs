@@ -7,6 +7,8 @@
 //! stored chain end, the title's own fragment before the chain's) live in one place.
 //! Callers word the reasons for their own output.
 
+use std::collections::HashMap;
+
 use super::{Index, IndexError, PageRecord, Resolution};
 use crate::title::{InvalidTitle, Title};
 
@@ -105,7 +107,54 @@ impl DeadRedirect {
 /// A title's page, or why there is none; the outer error is a failure to read the index.
 pub(crate) type PageFor = Result<Landing, NotFound>;
 
+/// Page numbers by the dump's page ids and revision ids, for citations and locators that
+/// name a page only by `?curid=` or `?oldid=`. The index stores no such map (page ids are
+/// data, not addresses); it is built from `pages.rec` on first use.
+pub(crate) struct IdMaps {
+    by_id: HashMap<u64, u32>,
+    by_revision: HashMap<u64, u32>,
+}
+
 impl Index {
+    /// The page (not yet followed if a redirect) whose page id is `curid`, or else whose
+    /// latest revision in the dump is `oldid`; `None` when neither names a page.
+    pub(crate) fn page_by_ids(
+        &self,
+        curid: Option<u64>,
+        oldid: Option<u64>,
+    ) -> Result<Option<u32>, IndexError> {
+        if curid.is_none() && oldid.is_none() {
+            return Ok(None);
+        }
+        let maps = self.id_maps()?;
+        let by_id = curid.and_then(|c| maps.by_id.get(&c).copied());
+        Ok(by_id.or_else(|| oldid.and_then(|o| maps.by_revision.get(&o).copied())))
+    }
+
+    /// How output names a page cited by ids alone (`page id 12`, `revision 345`).
+    pub(crate) fn ids_label(curid: Option<u64>, oldid: Option<u64>) -> String {
+        match (curid, oldid) {
+            (Some(c), _) => format!("page id {c}"),
+            (None, Some(o)) => format!("revision {o}"),
+            (None, None) => "(no title)".to_string(),
+        }
+    }
+
+    /// The id maps, built once; a page record that cannot be read is an error, not a page
+    /// left out (which would report a cited page as missing).
+    fn id_maps(&self) -> Result<&IdMaps, IndexError> {
+        if let Some(m) = self.ids.get() {
+            return Ok(m);
+        }
+        let (mut by_id, mut by_revision) = (HashMap::new(), HashMap::new());
+        for (n, r) in (0..).zip(self.pages()) {
+            let r = r?;
+            by_id.insert(r.id, n);
+            by_revision.insert(r.rev_id, n);
+        }
+        Ok(self.ids.get_or_init(|| IdMaps { by_id, by_revision }))
+    }
+
     /// Parses `text` as a link target would be, finds its page and follows a redirect
     /// to the page its chain ends on.
     pub(crate) fn page_for(&self, text: &str) -> Result<PageFor, IndexError> {

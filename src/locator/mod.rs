@@ -41,7 +41,9 @@ pub struct Locator {
 /// The page part: a title, with what a URL may add.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PageSpec {
-    /// As written (spaces or underscores, any case MediaWiki folds).
+    /// As written (spaces or underscores, any case MediaWiki folds); empty for a URL
+    /// that names the page only by `?curid=` or `?oldid=`, which the dump's page and
+    /// revision ids resolve.
     pub title: String,
     /// The revision the writer saw (`oldid=` or `oldid:`).
     pub oldid: Option<u64>,
@@ -319,7 +321,10 @@ mod tests {
             ("Danube|quote:\"open", "unclosed"),
             ("Danube||table:1", "empty part"),
             ("https://example.com/x", "not a Wikipedia page URL"),
-            ("https://en.wikipedia.org/?curid=5", "without a title"),
+            (
+                "https://en.wikipedia.org/w/index.php?action=history",
+                "not a Wikipedia page URL",
+            ),
             ("Danube#A|#B", "second section"),
             ("Danube|col:2", "needs table: and row:"),
         ] {
@@ -328,6 +333,19 @@ mod tests {
         }
         let e = parse("Danube|table:1|row:-3").unwrap_err();
         assert_eq!(e.offset, 19);
+    }
+
+    #[test]
+    fn a_url_may_name_the_page_by_id_alone() {
+        let l = parse("https://en.wikipedia.org/?curid=5|sentence:1").unwrap();
+        let page = l.page.unwrap();
+        assert_eq!(
+            (page.title.as_str(), page.curid, page.oldid),
+            ("", Some(5), None)
+        );
+        let l = parse("https://en.wikipedia.org/w/index.php?oldid=77#History").unwrap();
+        assert_eq!(l.page.unwrap().oldid, Some(77));
+        assert_eq!(l.section, Some(SectionSpec::Anchor("History".into())));
     }
 
     #[test]

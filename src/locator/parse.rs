@@ -126,6 +126,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
                 anchor,
                 ..
             }) => match title {
+                // A URL naming the page by id alone: looked up by the dump's ids.
                 Some(title) => Ok((
                     PageSpec {
                         title,
@@ -135,9 +136,18 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
                     },
                     anchor.map(SectionSpec::Anchor),
                 )),
+                None if oldid.is_some() || curid.is_some() => Ok((
+                    PageSpec {
+                        title: String::new(),
+                        oldid,
+                        curid,
+                        lang,
+                    },
+                    anchor.map(SectionSpec::Anchor),
+                )),
                 None => err(
                     offset,
-                    "a Wikipedia URL without a title (only ?oldid= or ?curid=) cannot be looked up offline",
+                    "a Wikipedia URL without a title, page id or revision id",
                 ),
             },
             None => err(offset, format!("{t:?} is not a Wikipedia page URL")),

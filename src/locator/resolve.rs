@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
-use super::{Column, Locator, SectionSpec, Target};
+use super::{Column, Locator, PageSpec, SectionSpec, Target};
 use crate::index::{DeadEnd, DeadRedirect, Index, IndexError, NotFound, PageRecord};
 use crate::text::PageText;
 use crate::wikitext::{PageStructure, Table};
@@ -352,6 +352,23 @@ impl<'a> Resolver<'a> {
         Ok(Ok((landing.number, via, landing.fragment())))
     }
 
+    /// The final page a title-less page part names by page id or revision id.
+    fn find_page_by_ids(&self, spec: &PageSpec) -> Result<PageLookup, IndexError> {
+        let index = self.index;
+        let Some(n) = index.page_by_ids(spec.curid, spec.oldid)? else {
+            let title = Index::ids_label(spec.curid, spec.oldid);
+            return Ok(Err(Unresolved::NoSuchPage { title }));
+        };
+        Ok(match index.follow(n, index.page(n)?) {
+            Ok(landing) => Ok((
+                landing.number,
+                landing.via(index).into_iter().collect(),
+                landing.fragment(),
+            )),
+            Err(dead) => Err(redirect_elsewhere(index, &dead)),
+        })
+    }
+
     /// The decoded page `n` (cached).
     pub fn page(&self, n: u32) -> Result<Arc<PageData>, IndexError> {
         if let Some(p) = self.pages.get(&n) {
@@ -382,7 +399,11 @@ impl<'a> Resolver<'a> {
                 title: format!("{lang}:{}", spec.title),
             }));
         }
-        let (n, via, fragment) = match self.find_page(&spec.title)? {
+        let found = match spec.title.is_empty() {
+            true => self.find_page_by_ids(spec)?,
+            false => self.find_page(&spec.title)?,
+        };
+        let (n, via, fragment) = match found {
             Ok(x) => x,
             Err(u) => return Ok(Resolution::Unresolved(u)),
         };

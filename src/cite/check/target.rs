@@ -5,14 +5,11 @@
 //! title or URL, an `#anchor`, a `#:~:text=` quote). It is kept to one small module so it
 //! can later be routed through the shared locator grammar without touching the checker.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cite::parse::Source;
-use crate::index::{Index, IndexError, NotFound, PageRecord};
+use crate::index::{Index, IndexError, NotFound};
 use crate::locator::subsections_end;
 use crate::query::section_anchor;
 use crate::query::text::section_number;
@@ -191,21 +188,14 @@ struct Wanted<'a> {
     quote: Option<&'a TextQuote>,
 }
 
-/// Resolves sources against one index. Page-id and revision-id maps (for `?curid=` and
-/// `?oldid=` URLs without a title) are built on first need: the index has no such map.
+/// Resolves sources against one index.
 pub(crate) struct TargetResolver<'i> {
     index: &'i Index,
-    by_id: OnceLock<HashMap<u64, u32>>,
-    by_rev: OnceLock<HashMap<u64, u32>>,
 }
 
 impl<'i> TargetResolver<'i> {
     pub fn new(index: &'i Index) -> TargetResolver<'i> {
-        TargetResolver {
-            index,
-            by_id: OnceLock::new(),
-            by_rev: OnceLock::new(),
-        }
+        TargetResolver { index }
     }
 
     /// Resolves a source to a page of the index. The locator is left unresolved
@@ -304,14 +294,10 @@ impl<'i> TargetResolver<'i> {
                 }
                 Err(NotFound::DeadRedirect(dead)) => Err(dead),
             },
-            None => match self.by_number(w)? {
+            None => match self.index.page_by_ids(w.curid, w.oldid)? {
                 Some(n) => self.index.follow(n, self.index.page(n)?),
                 None => {
-                    let title = match (w.curid, w.oldid) {
-                        (Some(c), _) => format!("page id {c}"),
-                        (None, Some(o)) => format!("revision {o}"),
-                        (None, None) => "(no title)".to_string(),
-                    };
+                    let title = Index::ids_label(w.curid, w.oldid);
                     return Ok((Existence::Missing { title }, None));
                 }
             },
@@ -332,45 +318,6 @@ impl<'i> TargetResolver<'i> {
                 None,
             ),
         })
-    }
-
-    /// The page a citation without a title names by page id or revision id.
-    fn by_number(&self, w: &Wanted) -> Result<Option<u32>, IndexError> {
-        let by_id = match w.curid {
-            Some(id) => self.ids()?.get(&id).copied(),
-            None => None,
-        };
-        let by_rev = match w.oldid {
-            Some(r) if by_id.is_none() => self.revs()?.get(&r).copied(),
-            _ => None,
-        };
-        Ok(by_id.or(by_rev))
-    }
-
-    fn ids(&self) -> Result<&HashMap<u64, u32>, IndexError> {
-        if let Some(m) = self.by_id.get() {
-            return Ok(m);
-        }
-        let m = self.map(|r| r.id)?;
-        Ok(self.by_id.get_or_init(|| m))
-    }
-
-    fn revs(&self) -> Result<&HashMap<u64, u32>, IndexError> {
-        if let Some(m) = self.by_rev.get() {
-            return Ok(m);
-        }
-        let m = self.map(|r| r.rev_id)?;
-        Ok(self.by_rev.get_or_init(|| m))
-    }
-
-    /// Page number by `key` of every page record; a record that cannot be read is an
-    /// error, not a page left out (which would report a cited page as missing).
-    fn map(&self, key: fn(&PageRecord) -> u64) -> Result<HashMap<u64, u32>, IndexError> {
-        let mut out = HashMap::new();
-        for (n, r) in (0..).zip(self.index.pages()) {
-            out.insert(key(&r?), n);
-        }
-        Ok(out)
     }
 }
 
