@@ -145,16 +145,16 @@ fn walk(s: &mut PageStructure, way: Way) {
     let mut starts = Delta::new(way, 0);
     for sec in &mut s.sections {
         offsets.step(&mut sec.byteoffset);
-        if way == Way::Encode {
-            relative(way, sec.start, &mut sec.body);
-            relative(way, sec.start, &mut sec.end);
-            relative(way, sec.start, &mut sec.end_with_subsections);
-        }
+        let written = sec.start;
         starts.step(&mut sec.start);
-        if way == Way::Decode {
-            relative(way, sec.start, &mut sec.body);
-            relative(way, sec.start, &mut sec.end);
-            relative(way, sec.start, &mut sec.end_with_subsections);
+        // Distances are from the start as the page has it: before coding, after decoding.
+        let base = if way == Way::Encode {
+            written
+        } else {
+            sec.start
+        };
+        for x in [&mut sec.body, &mut sec.end, &mut sec.end_with_subsections] {
+            relative(way, base, x);
         }
     }
     spans(way, &mut s.links);
@@ -192,24 +192,43 @@ const AS_WRITTEN: char = '\0';
 const TITLE: char = '\u{1}';
 const TITLE_LOWER: char = '\u{2}';
 
-/// The target's DB key as a reader sees it, and the same with its first letter
-/// lower-cased (`[[apple]]` links to `Apple`).
-fn title_forms(link: &Link) -> (String, String) {
-    let shown = link.dbkey.replace('_', " ");
+/// The target's DB key as a reader sees it (`_` as spaces), with its first character
+/// lower-cased when `lower` (`[[apple]]` links to `Apple`).
+fn title_form(dbkey: &str, lower: bool) -> String {
+    let shown = dbkey.replace('_', " ");
     let mut chars = shown.chars();
-    let lower = match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    (shown, lower)
+    match (lower, chars.next()) {
+        (true, Some(c)) => c.to_lowercase().chain(chars).collect(),
+        _ => shown,
+    }
+}
+
+/// The length of `text`'s prefix that is [`title_form`]`(dbkey, lower)`, found without
+/// building it (the build encodes every link of the dump); `None` when `text` does not
+/// start with it or the title is empty.
+fn title_prefix(text: &str, dbkey: &str, lower: bool) -> Option<usize> {
+    let shown = |b: u8| if b == b'_' { b' ' } else { b };
+    let (mut rest, mut key) = (text, dbkey);
+    if lower {
+        let c = key.chars().next()?;
+        let first = if c == '_' { ' ' } else { c };
+        for l in first.to_lowercase() {
+            rest = rest.strip_prefix(l)?;
+        }
+        key = &key[c.len_utf8()..];
+    } else if key.is_empty() {
+        return None;
+    }
+    let (t, k) = (rest.as_bytes(), key.as_bytes());
+    let same = t.len() >= k.len() && t.iter().zip(k).all(|(&a, &b)| a == shown(b));
+    same.then(|| text.len() - rest.len() + k.len())
 }
 
 fn encode_text(link: &mut Link) {
-    let (shown, lower) = title_forms(link);
-    let (mode, rest) = if !shown.is_empty() && link.text.starts_with(&shown) {
-        (TITLE, &link.text[shown.len()..])
-    } else if !lower.is_empty() && link.text.starts_with(&lower) {
-        (TITLE_LOWER, &link.text[lower.len()..])
+    let (mode, rest) = if let Some(n) = title_prefix(&link.text, &link.dbkey, false) {
+        (TITLE, &link.text[n..])
+    } else if let Some(n) = title_prefix(&link.text, &link.dbkey, true) {
+        (TITLE_LOWER, &link.text[n..])
     } else {
         (AS_WRITTEN, link.text.as_str())
     };
@@ -225,8 +244,8 @@ fn decode_text(link: &mut Link) -> Result<(), String> {
     let rest = chars.as_str();
     let text = match mode {
         Some(AS_WRITTEN) => rest.to_string(),
-        Some(TITLE) => title_forms(link).0 + rest,
-        Some(TITLE_LOWER) => title_forms(link).1 + rest,
+        Some(TITLE) => title_form(&link.dbkey, false) + rest,
+        Some(TITLE_LOWER) => title_form(&link.dbkey, true) + rest,
         _ => return Err("its text has no mode character".into()),
     };
     link.text = text;
