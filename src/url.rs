@@ -81,6 +81,59 @@ impl WikipediaUrl {
     }
 }
 
+/// Bytes a title or anchor keeps as written in the URLs [`page_url`] writes: what is
+/// neither a URL delimiter (`?`, `#`, `&`, `=`, `+`, `%`) nor a locator's (`|`, `"`).
+const URL_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b',')
+    .remove(b';')
+    .remove(b':')
+    .remove(b'@')
+    .remove(b'/');
+
+/// The URL of a page, in the form [`WikipediaUrl::parse`] reads back to the same parts:
+/// `/wiki/Title` for a title alone, `/w/index.php?title=…&curid=…&oldid=…` otherwise, on
+/// the language's host (the portal host without one).
+pub(crate) fn page_url(
+    lang: Option<&str>,
+    title: Option<&str>,
+    curid: Option<u64>,
+    oldid: Option<u64>,
+    anchor: Option<&str>,
+) -> String {
+    let enc =
+        |s: &str| percent_encoding::utf8_percent_encode(&s.replace(' ', "_"), URL_KEEP).to_string();
+    let mut url = match lang {
+        Some(l) => format!("https://{l}.wikipedia.org"),
+        None => "https://www.wikipedia.org".to_string(),
+    };
+    if curid.is_none() && oldid.is_none() {
+        url.push_str("/wiki/");
+        url.push_str(&enc(title.unwrap_or_default()));
+    } else {
+        let mut params = Vec::new();
+        params.extend(title.map(|t| format!("title={}", enc(t))));
+        params.extend(curid.map(|c| format!("curid={c}")));
+        params.extend(oldid.map(|o| format!("oldid={o}")));
+        url.push_str("/w/index.php?");
+        url.push_str(&params.join("&"));
+    }
+    if let Some(a) = anchor {
+        url.push('#');
+        url.push_str(&enc(a));
+    }
+    url
+}
+
 /// Decodes `%XX` escapes. Malformed escapes are kept literally and invalid UTF-8 is replaced
 /// rather than rejected (as [`crate::title::percent_decode`] rejects it, following
 /// MediaWiki's title rules): a half-broken URL in a report still identifies its page.

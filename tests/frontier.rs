@@ -118,7 +118,7 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
     let step = &ural["chain"][0];
     assert_eq!(
         step["locator"],
-        "List of transboundary rivers#Table 1 row 13 col 0"
+        "List of transboundary rivers|table:1|row:13|col:0"
     );
     assert_eq!(step["from"], "List of transboundary rivers");
     assert_eq!(
@@ -134,11 +134,11 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
     let red = unresolved(r);
     assert!(red.contains(&(
         "Paraná River",
-        "List of transboundary rivers#Table 1 row 3 col 0"
+        "List of transboundary rivers|table:1|row:3|col:0"
     )));
     assert!(red.contains(&(
         "Congo River",
-        "List of transboundary rivers#Table 1 row 4 col 0"
+        "List of transboundary rivers|table:1|row:4|col:0"
     )));
     assert_explained(r["candidates"].as_array().unwrap());
 
@@ -159,7 +159,7 @@ fn seed_table_rows_columns_spans_and_red_links_on_the_sample_wiki() {
     )[0];
     let red: Vec<&str> = unresolved(r).into_iter().map(|(_, l)| l).collect();
     assert!(
-        red.contains(&"List of transboundary rivers#Table 1 row 10 col 4"),
+        red.contains(&"List of transboundary rivers|table:1|row:10|col:4"),
         "{red:?}"
     );
     // No table 3.
@@ -197,7 +197,7 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
         chain[0]["locator"]
             .as_str()
             .unwrap()
-            .starts_with("Transboundary river#List item ")
+            .starts_with("Transboundary river|item:")
     );
     assert_eq!(chain[1]["operator"], "redirect");
     assert_eq!(chain[1]["role"], "redirect-canonical");
@@ -219,9 +219,10 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
     assert_eq!(titles(r), ["Ural (river)"]);
     let u = find(r, "Ural (river)");
     assert_eq!(u["role"], "redirect-canonical");
+    assert_eq!(u["chain"][0]["locator"], "Ural River");
     assert_eq!(
-        u["chain"][0]["locator"],
-        "Ural River | River Ural | Ural (river)"
+        u["chain"][0]["reason"],
+        "3 lead(s) to \"Ural (river)\": Ural River, River Ural, Ural (river)"
     );
     assert_eq!(r["unresolved"][0]["key"], "Atlantis");
 
@@ -321,12 +322,78 @@ fn list_redirect_entity_category_sibling_and_count_operators_on_the_sample_wiki(
     assert_eq!(
         counts,
         [
-            ("List of transboundary rivers#Table 1", 20),
-            ("List of transboundary rivers#Table 2", 11),
-            ("List of transboundary rivers#List items 0-2", 3)
+            ("List of transboundary rivers|table:1", 20),
+            ("List of transboundary rivers|table:2", 11),
+            ("List of transboundary rivers|item:0", 3)
         ]
     );
     assert_eq!(r["candidates"][0]["role"], "count-source");
+}
+
+/// `wikiwit locate LOC --json` on `index`: the locator must resolve.
+fn located(index: &Path, loc: &str) -> Value {
+    let o = wikiwit()
+        .args(["locate", loc, "--json", "--index"])
+        .arg(index)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap_or(Value::Null);
+    assert_eq!(v["status"], "found", "{loc}: {} {v}", stderr(&o));
+    v
+}
+
+#[test]
+fn every_place_the_frontier_reports_is_a_locator_that_resolves_to_the_link() {
+    let index = rivers_index();
+    let mut checked = 0;
+    for seed in ["List of transboundary rivers", "Transboundary river"] {
+        let ops = "outlinks,seed-table,seed-list,count,sibling-list";
+        for r in operators(index, &["--seed", seed, "--ops", ops]) {
+            let cands = r["candidates"].as_array().unwrap();
+            for c in cands {
+                let step = &c["chain"][0];
+                let v = located(index, step["locator"].as_str().unwrap());
+                // The link the step followed is in the cell or list item located: the
+                // title as linked (before a redirect step) is among its links.
+                let linked = match c["chain"].get(1) {
+                    Some(redirect) => &redirect["from"],
+                    None => &c["title"],
+                };
+                let links = match step["operator"].as_str().unwrap() {
+                    "seed-table" => &v["content"]["cell"]["links"],
+                    "seed-list" => &v["content"]["links"],
+                    _ => continue,
+                };
+                assert!(
+                    links.as_array().unwrap().contains(linked),
+                    "{step}: {linked} not in {v}"
+                );
+                checked += 1;
+            }
+            for n in r["counts"].as_array().into_iter().flatten() {
+                let v = located(index, n["locator"].as_str().unwrap());
+                let kind = v["content"]["kind"].as_str().unwrap();
+                match n["what"].as_str().unwrap() {
+                    "table rows" => assert_eq!(v["content"]["rows"], n["count"], "{v}"),
+                    _ => assert_eq!(kind, "item", "{v}"),
+                }
+            }
+            let from_rows = ["seed-table", "seed-list"].contains(&r["operator"].as_str().unwrap());
+            for u in r["unresolved"].as_array().into_iter().flatten() {
+                let v = located(index, u["locator"].as_str().unwrap());
+                let kind = v["content"]["kind"].as_str().unwrap();
+                assert!(!from_rows || ["cell", "item"].contains(&kind), "{u}: {v}");
+            }
+        }
+    }
+    assert!(checked > 20, "{checked}");
+    // A plan's units are rows and items of the seed.
+    let f = plan_rivers(index, "Which river flows into the Caspian Sea?");
+    for u in f["units"].as_array().unwrap() {
+        let v = located(index, u["locator"].as_str().unwrap());
+        assert_eq!(v["content"]["kind"], "row", "{v}");
+        assert_eq!(v["content"]["row"], u["row"]);
+    }
 }
 
 #[test]
@@ -344,13 +411,13 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     let f: Value = serde_json::from_str(first.trim()).unwrap();
     assert_eq!(
         f["units"][0]["locator"],
-        "List of transboundary rivers#Table 1 row 13"
+        "List of transboundary rivers|table:1|row:13"
     );
     assert_eq!(f["units"][0]["kept"], true);
     assert_eq!(f["pages"][0]["title"], "Ural (river)");
     assert_eq!(
         f["pages"][0]["chain"][0]["locator"],
-        "List of transboundary rivers#Table 1 row 13 col 0"
+        "List of transboundary rivers|table:1|row:13|col:0"
     );
     assert_eq!(
         f["pages"][0]["best_sentence"],
@@ -378,7 +445,7 @@ fn planner_frontier_is_explained_ranked_and_deterministic_on_the_sample_wiki() {
     assert_eq!(s["rows"], serde_json::json!([19]));
     assert_eq!(
         f["units"][0]["locator"],
-        "List of transboundary rivers#Table 1 row 19"
+        "List of transboundary rivers|table:1|row:19"
     );
     assert_eq!(f["pages"][0]["title"], "Jordan River");
 
@@ -538,7 +605,7 @@ fn page_weight_scales_the_page_part_of_a_row_score() {
     // (at least the Ural page's); the row's own score does not change with the weight.
     let row = |f: &Value| {
         let u = &f["units"][0];
-        assert_eq!(u["locator"], "List of transboundary rivers#Table 1 row 13");
+        assert_eq!(u["locator"], "List of transboundary rivers|table:1|row:13");
         let p = by_title(&f["pages"], "Ural (river)");
         (
             u["score"].as_f64().unwrap(),
@@ -602,7 +669,7 @@ fn latgalian_list_of_lakes_leads_to_lake_pages() {
     let l = find(&r[0], "Lelais Ludzys azars");
     assert_eq!(
         l["chain"][0]["locator"],
-        format!("{list}#Table 1 row 17 col 0")
+        format!("{list}|table:1|row:17|col:0")
     );
     assert_eq!(
         l["chain"][0]["reason"],
@@ -616,7 +683,7 @@ fn latgalian_list_of_lakes_leads_to_lake_pages() {
             .unwrap()
             .iter()
             .any(|u| u["key"] == "Lelais Kūrma azars"
-                && u["locator"] == format!("{list}#Table 1 row 16 col 0"))
+                && u["locator"] == format!("{list}|table:1|row:16|col:0"))
     );
     assert_eq!(r[1]["counts"][0]["count"], 38);
     assert_eq!(r[1]["counts"][0]["what"], "table rows");

@@ -177,6 +177,26 @@ fn sentences_quotes_and_fields() {
 }
 
 #[test]
+fn list_items_counted_in_the_page_or_in_a_section_and_its_subsections() {
+    let ix = rivers_index();
+    // Two items under Definition, five under Governance's subsection, then Examples.
+    let page_wide = found(ix, "Transboundary river|item:8");
+    let in_section = found(ix, "Transboundary river#Examples|item:1");
+    for v in [&page_wide, &in_section] {
+        assert_eq!(v["content"]["kind"], "item");
+        assert_eq!(v["content"]["text"], "Amur – Russia and China");
+        assert_eq!(v["content"]["links"], serde_json::json!(["Amur"]));
+    }
+    assert_eq!(in_section["section"]["anchor"], "Examples");
+    // A section's items include its subsections'.
+    let v = found(ix, "Transboundary river#Governance|item:4");
+    assert_eq!(
+        v["content"]["links"],
+        serde_json::json!(["International Boundary and Water Commission"])
+    );
+}
+
+#[test]
 fn every_reason_for_not_resolving() {
     let ix = rivers_index();
     for (loc, reason, needle) in [
@@ -227,6 +247,16 @@ fn every_reason_for_not_resolving() {
             "https://en.wikipedia.org/?curid=999999|sentence:0",
             "no_such_page",
             "page id 999999",
+        ),
+        (
+            "Transboundary river#Examples|item:14",
+            "no_such_item",
+            "14 list item(s) in section \"Examples\"",
+        ),
+        (
+            "Transboundary river|item:25",
+            "no_such_item",
+            "25 list item(s) in the page",
         ),
     ] {
         let v = unresolved(ix, loc);

@@ -405,9 +405,9 @@ impl RowCheck<'_, '_> {
         }
         // A full locator must cite the row's source page (possibly through a redirect).
         if let Some(spec) = &loc.page
-            && spec.title != *page
+            && spec.title.as_deref() != Some(page)
         {
-            let theirs = self.ctx.resolver.find_page(&spec.title)?.ok().map(|x| x.0);
+            let theirs = self.ctx.resolver.find_spec(spec)?.ok().map(|x| x.0);
             if let (Some(Ok(mine)), Some(theirs)) = (source, theirs)
                 && *mine != theirs
             {
@@ -415,7 +415,9 @@ impl RowCheck<'_, '_> {
                     Check::CitationGate,
                     format!(
                         "the locator names page {:?}, not the row's source_page {page:?}",
-                        spec.title
+                        spec.title.clone().unwrap_or_else(|| {
+                            crate::index::Index::ids_label(spec.curid, spec.oldid)
+                        })
                     ),
                 );
             }
@@ -743,6 +745,13 @@ fn evidence_for<'c>(c: &ColumnSpec, content: &'c Content) -> Result<Vec<Evidence
         Content::Field { value, .. } => vec![Evidence {
             text: value,
             links: &[],
+            cell: false,
+        }],
+        Content::Item {
+            text, link_pages, ..
+        } => vec![Evidence {
+            text,
+            links: link_pages,
             cell: false,
         }],
         Content::Text { text } | Content::Sentence { text, .. } => vec![Evidence {

@@ -74,7 +74,9 @@ pub struct Step {
     pub role: Role,
     /// The page the step read.
     pub from: String,
-    /// Where in that page: `Seed#Table 2 row 5 col 1`, `Seed#Rivers list item 3`, …
+    /// Where in that page, as a locator `wikiwit locate` resolves: a cell
+    /// (`Seed|table:2|row:5|col:1`), a list item (`Seed|item:3`), a section
+    /// (`Seed#Rivers`), or a page read as a whole (a category, a list page, a redirect).
     pub locator: String,
     pub reason: String,
 }
@@ -99,6 +101,9 @@ pub struct Candidate {
     /// Table, data row and column of the cell it was linked from.
     #[serde(skip)]
     pub cell: Option<(usize, usize, usize)>,
+    /// The seed's list item (page-wide, 0-based) it was linked from.
+    #[serde(skip)]
+    pub item: Option<usize>,
 }
 
 impl Candidate {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::rows::{cell_locator, key_of};
+use super::rows::{Unit, cell_locator, key_of, locator};
 use super::{
     Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_for,
     target_of,
@@ -57,12 +57,17 @@ pub struct Unresolved {
     /// The meanings offered, for an ambiguous name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The seed's table row the name or link is in.
+    #[serde(skip)]
+    pub(crate) row: Option<Unit>,
 }
 
 /// An expected cardinality: how many rows or items a table or list has.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CountSource {
     pub page: String,
+    /// The table (`Seed|table:2`), or a list's first item (`Seed|item:4`; the list is
+    /// the run of `count` items from there at that item's section, depth and table-ness).
     pub locator: String,
     /// `table rows` or `list items`.
     pub what: &'static str,
@@ -86,6 +91,7 @@ struct LinkFinding {
     key: Option<String>,
     in_key_column: bool,
     cell: Option<(usize, usize, usize)>,
+    item: Option<usize>,
 }
 
 /// A candidate for the seed's link `li`, or the unresolved entry when it leads nowhere.
@@ -106,6 +112,7 @@ fn push_link(
                 key: written,
                 locator: f.step.locator,
                 options: Vec::new(),
+                row: f.cell.map(|(table, row, _)| Unit::Row { table, row }),
             })
         }
     }
@@ -140,6 +147,7 @@ fn push_target(
         key: f.key,
         in_key_column: f.in_key_column,
         cell: f.cell,
+        item: f.item,
     });
     Ok(())
 }
@@ -172,6 +180,7 @@ pub(crate) fn outlinks_of(index: &Index, seed: &Seed) -> Result<OperatorResult, 
             key: None,
             in_key_column: false,
             cell: None,
+            item: None,
         };
         push_link(index, &mut out, seed, li, f)?;
     }
@@ -245,6 +254,7 @@ pub(crate) fn seed_table_of(
                         key: key_of(row, key),
                         in_key_column: key == Some(cell.col),
                         cell: Some((tn, row.row, cell.col)),
+                        item: None,
                     };
                     push_link(index, &mut out, seed, li, f)?;
                 }
@@ -271,7 +281,7 @@ pub(crate) fn seed_list_of(index: &Index, seed: &Seed) -> Result<OperatorResult,
                 operator: "seed-list",
                 role: Role::Entity,
                 from: page.title.clone(),
-                locator: format!("{}#List item {i}", page.title),
+                locator: Unit::Item(i).locator(&page.title),
                 reason: format!(
                     "list item {:?} in {} links [[{}]]",
                     item.text,
@@ -285,6 +295,7 @@ pub(crate) fn seed_list_of(index: &Index, seed: &Seed) -> Result<OperatorResult,
                 key: Some(l.text.clone()),
                 in_key_column: false,
                 cell: None,
+                item: Some(i),
             };
             push_link(index, &mut out, seed, li, f)?;
         }
@@ -334,6 +345,7 @@ pub(crate) fn sibling_list_of(
             key: None,
             in_key_column: false,
             cell: None,
+            item: None,
         });
         Ok(())
     };
@@ -389,13 +401,14 @@ pub(crate) fn sibling_list_of(
                 operator: "sibling-list",
                 role,
                 from: first.source.clone(),
-                locator: format!("{} ({})", first.source, first.place),
+                locator: first.source.clone(),
                 reason: format!("listed next to {:?} in {}", page.title, places.join("; ")),
             }],
             context: String::new(),
             key: None,
             in_key_column: false,
             cell: None,
+            item: None,
         });
     }
     Ok(out)
@@ -423,6 +436,7 @@ pub fn redirect(index: &Index, titles: &[String]) -> Result<OperatorResult, Fron
                 locator: t.clone(),
                 reason: e.to_string(),
                 options: Vec::new(),
+                row: None,
             }),
             Err(e) => return Err(e.into()),
         }
@@ -437,13 +451,18 @@ pub fn redirect(index: &Index, titles: &[String]) -> Result<OperatorResult, Fron
                 operator: "redirect",
                 role: Role::RedirectCanonical,
                 from: aliases[0].clone(),
-                locator: aliases.join(" | "),
-                reason: format!("{} lead(s) to {title:?}", aliases.len()),
+                locator: aliases[0].clone(),
+                reason: format!(
+                    "{} lead(s) to {title:?}: {}",
+                    aliases.len(),
+                    aliases.join(", ")
+                ),
             }],
             context: String::new(),
             key: Some(aliases[0].clone()),
             in_key_column: false,
             cell: None,
+            item: None,
         });
     }
     Ok(out)
@@ -562,6 +581,7 @@ impl<'a> EntityNames<'a> {
                 key: Some(k.to_string()),
                 in_key_column: false,
                 cell: None,
+                item: None,
             };
             return push_target(index, out, t, f);
         }
@@ -572,6 +592,7 @@ impl<'a> EntityNames<'a> {
                 locator: k.to_string(),
                 reason: "no page, redirect or table link has this name".into(),
                 options: Vec::new(),
+                row: None,
             });
             return Ok(());
         };
@@ -608,6 +629,7 @@ impl<'a> EntityNames<'a> {
                     key: Some(k.to_string()),
                     in_key_column: false,
                     cell: None,
+                    item: None,
                 };
                 push_target(index, out, &tg, f)?;
             } else {
@@ -620,6 +642,7 @@ impl<'a> EntityNames<'a> {
                         options.len()
                     ),
                     options: options.into_iter().map(|(_, x)| x).collect(),
+                    row: None,
                 });
             }
             return Ok(());
@@ -634,6 +657,7 @@ impl<'a> EntityNames<'a> {
             key: Some(k.to_string()),
             in_key_column: false,
             cell: None,
+            item: None,
         };
         push_target(index, out, &t, f)
     }
@@ -670,6 +694,7 @@ pub fn category(index: &Index, name: &str, depth: usize) -> Result<OperatorResul
                     key: Some(p.clone()),
                     in_key_column: false,
                     cell: None,
+                    item: None,
                 });
             }
             if d < depth {
@@ -719,7 +744,7 @@ pub(crate) fn count_of(seed: &Seed, table: Option<usize>) -> OperatorResult {
             .count();
         out.counts.push(CountSource {
             page: page.title.clone(),
-            locator: format!("{}#Table {}", page.title, ti + 1),
+            locator: locator(&page.title, crate::locator::Target::Table { table: ti + 1 }),
             what: "table rows",
             count: rows.len(),
             linked,
@@ -743,7 +768,7 @@ pub(crate) fn count_of(seed: &Seed, table: Option<usize>) -> OperatorResult {
                 .count();
             out.counts.push(CountSource {
                 page: page.title.clone(),
-                locator: format!("{}#List items {i}-{j}", page.title),
+                locator: Unit::Item(i).locator(&page.title),
                 what: "list items",
                 count: j - i + 1,
                 linked,
@@ -775,6 +800,7 @@ pub(crate) fn count_of(seed: &Seed, table: Option<usize>) -> OperatorResult {
         key: None,
         in_key_column: false,
         cell: None,
+        item: None,
     });
     out
 }

@@ -30,7 +30,7 @@ use super::question::{
     AskedFor, NamedColumn, Superlative, asked_column, asked_for, asks_which_row, named_columns,
     names_title, superlative,
 };
-use super::rows::{cell_locator, row_locator};
+use super::rows::{Unit, cell_locator};
 use super::texts::{PageTexts, TextCache};
 use super::{Candidate, FrontierError, Role, Seed, Step};
 use crate::index::Index;
@@ -152,7 +152,7 @@ pub(crate) const SENTENCES_PER_PAGE: usize = 1;
 /// A row or list item and its score against the question.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct UnitScore {
-    /// `Seed#Table 2 row 5` or `Seed#List item 3`.
+    /// `Seed|table:2|row:5` or `Seed|item:3`.
     pub locator: String,
     /// The table (1-based) and data row (0-based) of a table row.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,7 +283,7 @@ fn plan_with(
         let extra = resolve_key_cells(index, &seed, opts, &units.unit_of, &kept)?;
         gathered.unresolved.extend(extra.1);
         for c in extra.0 {
-            if let Some(i) = unit_locator(&c).map(|u| units.unit_of[&u]) {
+            if let Some(i) = unit_of(&c).map(|u| units.unit_of[&u]) {
                 sorted.by_unit.entry(i).or_default().push(c);
             }
         }
@@ -312,12 +312,10 @@ fn plan_with(
     }
     let pages = p.best_pages(ranked, &mut rejected);
     // Unresolved links matter only in the rows the question is about.
-    gathered
-        .unresolved
-        .retain(|u| match u.locator.rsplit_once(" col ") {
-            Some((unit, _)) => units.unit_of.get(unit).is_some_and(|&i| scored.kept(i)),
-            None => true,
-        });
+    gathered.unresolved.retain(|u| match u.row {
+        Some(unit) => units.unit_of.get(&unit).is_some_and(|&i| scored.kept(i)),
+        None => true,
+    });
     Ok(Frontier {
         seed_step: Step {
             operator: "seed",
@@ -330,7 +328,7 @@ fn plan_with(
         query: opts.query.clone(),
         table: opts.table,
         ops: ops.into_iter().collect(),
-        units: units.report(&scored),
+        units: units.report(&scored, &seed.page.title),
         pages,
         rejected,
         unresolved: gathered.unresolved,
@@ -357,33 +355,33 @@ struct Gathered {
 
 /// The rows and list items a plan scores, in the order first met.
 struct Units {
-    /// Unit locator → position.
-    unit_of: BTreeMap<String, usize>,
-    /// (locator, text) of each unit.
-    texts: Vec<(String, String)>,
-    /// Table (1-based) and data row of each unit that is a table row.
-    rows: Vec<Option<(usize, usize)>>,
+    /// Unit → position.
+    unit_of: BTreeMap<Unit, usize>,
+    /// Each unit and its text.
+    texts: Vec<(Unit, String)>,
 }
 
 impl Units {
-    fn add(&mut self, locator: String, text: &str, row: Option<(usize, usize)>) {
-        if !self.unit_of.contains_key(&locator) {
-            self.unit_of.insert(locator.clone(), self.texts.len());
-            self.texts.push((locator, text.to_string()));
-            self.rows.push(row);
+    fn add(&mut self, unit: Unit, text: &str) {
+        if !self.unit_of.contains_key(&unit) {
+            self.unit_of.insert(unit, self.texts.len());
+            self.texts.push((unit, text.to_string()));
         }
     }
 
     /// The units as the frontier reports them, best first.
-    fn report(&self, scored: &UnitScores) -> Vec<UnitScore> {
+    fn report(&self, scored: &UnitScores, seed: &str) -> Vec<UnitScore> {
         let mut units: Vec<UnitScore> = self
             .texts
             .iter()
             .enumerate()
-            .map(|(i, (loc, text))| UnitScore {
-                locator: loc.clone(),
-                table: self.rows[i].map(|(t, _)| t),
-                row: self.rows[i].map(|(_, r)| r),
+            .map(|(i, (unit, text))| UnitScore {
+                locator: unit.locator(seed),
+                table: unit.group(),
+                row: match unit {
+                    Unit::Row { row, .. } => Some(*row),
+                    Unit::Item(_) => None,
+                },
                 text: text.clone(),
                 score: scored.scores[i],
                 kept: scored.kept(i),
@@ -478,11 +476,10 @@ impl Planning<'_> {
         let mut units = Units {
             unit_of: BTreeMap::new(),
             texts: Vec::new(),
-            rows: Vec::new(),
         };
         for c in found.iter().flat_map(|r| &r.candidates) {
-            if let Some(u) = unit_locator(c) {
-                units.add(u, &c.context, c.cell.map(|(t, r, _)| (t, r)));
+            if let Some(u) = unit_of(c) {
+                units.add(u, &c.context);
             }
         }
         // A row that links no page is still a row the question may pick: its cells can
@@ -493,8 +490,14 @@ impl Planning<'_> {
                     continue;
                 }
                 for row in &self.seed.rows(ti).rows {
-                    let u = row_locator(&self.seed.page.title, ti + 1, row.row);
-                    units.add(u, &row.text, Some((ti + 1, row.row)));
+                    let table = ti + 1;
+                    units.add(
+                        Unit::Row {
+                            table,
+                            row: row.row,
+                        },
+                        &row.text,
+                    );
                 }
             }
         }
@@ -526,7 +529,7 @@ impl Planning<'_> {
             if c.page == self.seed.page.number {
                 continue;
             }
-            if let Some(i) = unit_locator(c).map(|u| units.unit_of[&u]) {
+            if let Some(i) = unit_of(c).map(|u| units.unit_of[&u]) {
                 let (p, _) = texts.score(searcher, c.page, &residuals[i])?;
                 page_part[i] = page_part[i].max(p);
             }
@@ -579,7 +582,10 @@ impl Planning<'_> {
         let ahead = scores.iter().copied().fold(0.0, f64::max).max(1.0) / self.opts.row_ratio;
         for s in &superlatives {
             for r in &s.rows {
-                let unit = row_locator(&self.seed.page.title, s.table, *r);
+                let unit = Unit::Row {
+                    table: s.table,
+                    row: *r,
+                };
                 if let Some(&i) = units.unit_of.get(&unit) {
                     scores[i] += ahead;
                 }
@@ -606,13 +612,15 @@ impl Planning<'_> {
             if c.page == self.seed.page.number {
                 continue;
             }
-            match unit_locator(c).map(|u| units.unit_of[&u]) {
+            match unit_of(c).map(|u| units.unit_of[&u]) {
                 Some(i) if best > 0.0 && !scored.kept(i) => rejected.push(reject(
                     c,
                     scored.scores[i],
                     format!(
                         "{} scores {:.2} (its text over the table's floor plus its best page), below {} × the best row's {best:.2}",
-                        units.texts[i].0, scored.scores[i], self.opts.row_ratio
+                        units.texts[i].0.locator(&self.seed.page.title),
+                        scored.scores[i],
+                        self.opts.row_ratio
                     ),
                 )),
                 Some(i) => sorted.by_unit.entry(i).or_default().push(c.clone()),
@@ -810,7 +818,10 @@ impl Planning<'_> {
         }
         let kept_rows: Vec<(usize, usize)> = (0..units.texts.len())
             .filter(|&i| scored.kept(i))
-            .map(|i| units.rows[i])
+            .map(|i| match units.texts[i].0 {
+                Unit::Row { table, row } => Some((table, row)),
+                Unit::Item(_) => None,
+            })
             .collect::<Option<_>>()
             .unwrap_or_default();
         asked_for(&self.opts.query, &self.seed.page.title)
@@ -919,15 +930,11 @@ fn reject(c: &Candidate, score: f64, why: String) -> Rejected {
     }
 }
 
-/// The row or list item a candidate came from: its locator without the column.
-fn unit_locator(c: &Candidate) -> Option<String> {
-    let first = c.chain.first()?;
-    match first.operator {
-        "seed-table" | "entity-page" if c.cell.is_some() => first
-            .locator
-            .rsplit_once(" col ")
-            .map(|(row, _)| row.to_string()),
-        "seed-list" => Some(first.locator.clone()),
+/// The row or list item of the seed a candidate came from.
+fn unit_of(c: &Candidate) -> Option<Unit> {
+    match c.chain.first()?.operator {
+        "seed-table" | "entity-page" => c.cell.map(|(table, row, _)| Unit::Row { table, row }),
+        "seed-list" => c.item.map(Unit::Item),
         _ => None,
     }
 }
@@ -956,7 +963,7 @@ fn residual_query(
 /// BM25 scores of each unit's text against the question (0 when nothing matches).
 fn score_units(
     searcher: &crate::text::search::TextSearcher,
-    units: &[(String, String)],
+    units: &[(Unit, String)],
     query: &str,
 ) -> Result<Vec<f64>, crate::text::search::SearchError> {
     let text = PageText {
@@ -977,11 +984,12 @@ fn score_units(
         scores[s.sentence] = s.score;
     }
     // Words every row of a table shares (its column labels, a repeated value) say
-    // nothing about which row is meant: each table's lowest row score is its floor.
-    let mut floors: BTreeMap<&str, f64> = BTreeMap::new();
-    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
-    for ((loc, _), s) in units.iter().zip(&scores) {
-        let g = group_of(loc);
+    // nothing about which row is meant: each table's lowest row score is its floor (the
+    // list items together form one group).
+    let mut floors: BTreeMap<Option<usize>, f64> = BTreeMap::new();
+    let mut sizes: BTreeMap<Option<usize>, usize> = BTreeMap::new();
+    for ((unit, _), s) in units.iter().zip(&scores) {
+        let g = unit.group();
         let f = floors.entry(g).or_insert(*s);
         *f = f.min(*s);
         *sizes.entry(g).or_default() += 1;
@@ -989,20 +997,11 @@ fn score_units(
     Ok(units
         .iter()
         .zip(&scores)
-        .map(|((loc, _), s)| {
-            let g = group_of(loc);
-            if sizes[g] > 1 { s - floors[g] } else { *s }
+        .map(|((unit, _), s)| {
+            let g = unit.group();
+            if sizes[&g] > 1 { s - floors[&g] } else { *s }
         })
         .collect())
-}
-
-/// The table (`Seed#Table 2`) or list set a unit belongs to.
-fn group_of(locator: &str) -> &str {
-    locator
-        .rsplit_once(" row ")
-        .or_else(|| locator.rsplit_once("#List item "))
-        .map(|(g, _)| g)
-        .unwrap_or(locator)
 }
 
 /// Key cells of kept rows that have no link: their text may still name a page.
@@ -1012,7 +1011,7 @@ fn resolve_key_cells(
     index: &Index,
     seed: &Seed,
     opts: &PlanOptions,
-    unit_of: &BTreeMap<String, usize>,
+    unit_of: &BTreeMap<Unit, usize>,
     kept: &dyn Fn(usize) -> bool,
 ) -> Result<KeyCells, FrontierError> {
     let page = &seed.page;
@@ -1029,7 +1028,10 @@ fn resolve_key_cells(
             continue;
         };
         for row in rows {
-            let unit = row_locator(&page.title, tn, row.row);
+            let unit = Unit::Row {
+                table: tn,
+                row: row.row,
+            };
             if !unit_of.get(&unit).is_some_and(|&i| kept(i)) {
                 continue;
             }
@@ -1053,6 +1055,7 @@ fn resolve_key_cells(
             }
             for mut u in r.unresolved {
                 u.locator = locator.clone();
+                u.row = Some(unit);
                 out.1.push(u);
             }
         }

@@ -2,6 +2,7 @@
 //! expanded, so a cell spanning three rows belongs to each), as `label: value` text, and
 //! the row's key column.
 
+use crate::locator::{Column, Locator, PageSpec, Target};
 use crate::wikitext::Table;
 
 /// One grid cell of a data row.
@@ -23,15 +24,48 @@ pub(crate) struct RowRead {
     pub cells: Vec<CellRead>,
 }
 
-/// Where data row `row` of table `table` (1-based) of `title` is: the unit the planner
-/// scores and keeps. Written in one place because the planner looks rows up by it.
-pub(crate) fn row_locator(title: &str, table: usize, row: usize) -> String {
-    format!("{title}#Table {table} row {row}")
+/// A row or list item of the seed: what the planner scores and keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Unit {
+    /// Data row `row` (0-based) of table `table` (1-based, page-wide).
+    Row { table: usize, row: usize },
+    /// List item `item` (0-based, page-wide).
+    Item(usize),
 }
 
-/// Where a cell is: its row's locator and the column (0-based).
+impl Unit {
+    /// Where the unit is on `title`, as a locator (`Seed|table:2|row:5`, `Seed|item:3`).
+    pub fn locator(self, title: &str) -> String {
+        match self {
+            Unit::Row { table, row } => locator(title, Target::Row { table, row }),
+            Unit::Item(item) => locator(title, Target::Item { item }),
+        }
+    }
+
+    /// The table a row belongs to; list items form one group (`None`).
+    pub fn group(self) -> Option<usize> {
+        match self {
+            Unit::Row { table, .. } => Some(table),
+            Unit::Item(_) => None,
+        }
+    }
+}
+
+/// The locator of `target` on page `title`, in the grammar `wikiwit locate` reads, so
+/// every place the frontier reports resolves.
+pub(crate) fn locator(title: &str, target: Target) -> String {
+    Locator {
+        page: Some(PageSpec::titled(title)),
+        section: None,
+        target,
+    }
+    .to_string()
+}
+
+/// Where a cell is: table (1-based), data row and grid column (0-based).
 pub(crate) fn cell_locator(title: &str, table: usize, row: usize, col: usize) -> String {
-    format!("{} col {col}", row_locator(title, table, row))
+    let col = Column::Index(col);
+    locator(title, Target::Cell { table, row, col })
 }
 
 /// The data rows of `t`.

@@ -35,11 +35,11 @@ impl Links {
     }
 
     /// A locator's place in the page view: the table, row, infobox field or section it
-    /// names; `None` when it has no page or does not parse.
+    /// names; `None` when it has no page, names it by id alone, or does not parse.
     pub fn locator(&self, locator: &str) -> Option<String> {
         use crate::locator::{SectionSpec, Target};
         let loc = crate::locator::parse(locator).ok()?;
-        let page = loc.page.as_ref()?;
+        let title = loc.page.as_ref()?.title.as_deref()?;
         let section = match &loc.section {
             Some(SectionSpec::Anchor(a)) => Some(a.replace(' ', "_")),
             _ => None,
@@ -55,7 +55,7 @@ impl Links {
             (_, Some(s)) => Some(s.clone()),
             _ => None,
         };
-        Some(self.wiki(&page.title, fragment.as_deref()))
+        Some(self.wiki(title, fragment.as_deref()))
     }
 }
 

@@ -41,16 +41,28 @@ pub struct Locator {
 /// The page part: a title, with what a URL may add.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PageSpec {
-    /// As written (spaces or underscores, any case MediaWiki folds); empty for a URL
+    /// As written (spaces or underscores, any case MediaWiki folds); `None` for a URL
     /// that names the page only by `?curid=` or `?oldid=`, which the dump's page and
     /// revision ids resolve.
-    pub title: String,
+    pub title: Option<String>,
     /// The revision the writer saw (`oldid=` or `oldid:`).
     pub oldid: Option<u64>,
     /// `curid=` from a URL.
     pub curid: Option<u64>,
     /// The wiki's language, from a URL's host.
     pub lang: Option<String>,
+}
+
+impl PageSpec {
+    /// A page named by its title alone.
+    pub fn titled(title: &str) -> PageSpec {
+        PageSpec {
+            title: Some(title.to_string()),
+            oldid: None,
+            curid: None,
+            lang: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -99,6 +111,11 @@ pub enum Target {
     Sentence {
         sentence: usize,
     },
+    /// List item `item` (0-based, every depth, in page order) of the section and its
+    /// subsections, or of the page.
+    Item {
+        item: usize,
+    },
     /// A passage quoted verbatim (whitespace and case folded) from the section or page.
     Quote {
         text: String,
@@ -142,12 +159,34 @@ impl fmt::Display for Locator {
         };
         if let Some(p) = &self.page {
             sep(f)?;
-            write!(f, "{}", p.title)?;
-            if let Some(SectionSpec::Anchor(a)) = &self.section {
-                write!(f, "#{a}")?;
-            }
-            if let Some(o) = p.oldid {
-                write!(f, "|oldid:{o}")?;
+            let anchor = match &self.section {
+                Some(SectionSpec::Anchor(a)) => Some(a.as_str()),
+                _ => None,
+            };
+            match &p.title {
+                // A page of another wiki, named by ids, or whose title would read as
+                // something else: the URL says what a title cannot.
+                Some(title)
+                    if p.lang.is_none() && p.curid.is_none() && parse::plain_title(title) =>
+                {
+                    write!(f, "{title}")?;
+                    if let Some(a) = anchor {
+                        write!(f, "#{a}")?;
+                    }
+                    if let Some(o) = p.oldid {
+                        write!(f, "|oldid:{o}")?;
+                    }
+                }
+                title => {
+                    let url = crate::url::page_url(
+                        p.lang.as_deref(),
+                        title.as_deref(),
+                        p.curid,
+                        p.oldid,
+                        anchor,
+                    );
+                    write!(f, "{url}")?;
+                }
             }
         } else if let Some(SectionSpec::Anchor(a)) = &self.section {
             sep(f)?;
@@ -184,6 +223,10 @@ impl fmt::Display for Locator {
             Target::Sentence { sentence } => {
                 sep(f)?;
                 write!(f, "sentence:{sentence}")?;
+            }
+            Target::Item { item } => {
+                sep(f)?;
+                write!(f, "item:{item}")?;
             }
             Target::Quote { text } => {
                 sep(f)?;
@@ -227,8 +270,8 @@ mod tests {
     fn titles_anchors_and_parts() {
         let l = p("List of transboundary rivers#Rivers|table:1|row:13|col:Length (km)");
         assert_eq!(
-            l.page.as_ref().unwrap().title,
-            "List of transboundary rivers"
+            l.page.as_ref().unwrap().title.as_deref(),
+            Some("List of transboundary rivers")
         );
         assert_eq!(l.section, Some(SectionSpec::Anchor("Rivers".into())));
         assert_eq!(
@@ -267,7 +310,8 @@ mod tests {
             "https://en.wikipedia.org/w/index.php?title=Ural_(river)&utm_source=chatgpt.com#Europe–Asia_boundary",
         ] {
             let l = p(u);
-            assert_eq!(l.page.as_ref().unwrap().title, "Ural (river)", "{u}");
+            let title = l.page.as_ref().unwrap().title.as_deref();
+            assert_eq!(title, Some("Ural (river)"), "{u}");
             assert_eq!(
                 l.section,
                 Some(SectionSpec::Anchor("Europe–Asia boundary".into())),
@@ -295,6 +339,13 @@ mod tests {
             "X|table:2|row:0|col:\"1990\"",
             "X|oldid:42|table:2",
             "table:1|row:3",
+            "Transboundary river#Examples|item:1",
+            "https://fr.wikipedia.org/wiki/Danube|sentence:0",
+            "https://en.wikipedia.org/w/index.php?title=Ural_(river)&curid=12#History|sentence:0",
+            "https://en.wikipedia.org/?curid=5|sentence:1",
+            "https://en.wikipedia.org/w/index.php?oldid=77#History",
+            "https://www.wikipedia.org/wiki/%22Weird%22_Al_%26_100%25?x=1|table:1",
+            "https://wikipedia.org/wiki/Quote:_a_12%22_single|item:0",
         ] {
             let l = p(s);
             assert_eq!(p(&l.to_string()), l, "{s} → {l}");
@@ -340,8 +391,8 @@ mod tests {
         let l = parse("https://en.wikipedia.org/?curid=5|sentence:1").unwrap();
         let page = l.page.unwrap();
         assert_eq!(
-            (page.title.as_str(), page.curid, page.oldid),
-            ("", Some(5), None)
+            (page.title.as_deref(), page.curid, page.oldid),
+            (None, Some(5), None)
         );
         let l = parse("https://en.wikipedia.org/w/index.php?oldid=77#History").unwrap();
         assert_eq!(l.page.unwrap().oldid, Some(77));
@@ -351,10 +402,10 @@ mod tests {
     #[test]
     fn relative_locators_take_the_row_page() {
         let l = parse_relative("table:1|row:3", "Danube").unwrap();
-        assert_eq!(l.page.unwrap().title, "Danube");
+        assert_eq!(l.page.unwrap().title.as_deref(), Some("Danube"));
         let l = parse_relative("#Course|sentence:0", "Danube").unwrap();
         assert_eq!(l.section, Some(SectionSpec::Anchor("Course".into())));
         let l = parse_relative("Rhine|table:1", "Danube").unwrap();
-        assert_eq!(l.page.unwrap().title, "Rhine");
+        assert_eq!(l.page.unwrap().title.as_deref(), Some("Rhine"));
     }
 }

@@ -6,13 +6,13 @@
 //! PAGE    := TITLE ['#' ANCHOR] | WIKIPEDIA-URL
 //! PART    := '#' ANCHOR | 'section:' PATH | 'oldid:' N
 //!          | 'infobox:' FIELD | 'table:' N | 'row:' R | 'col:' (C | HEADER)
-//!          | 'sentence:' K | 'quote:' TEXT
+//!          | 'sentence:' K | 'item:' I | 'quote:' TEXT
 //! ```
 //!
 //! `|` can never occur in a MediaWiki title, so it separates parts unambiguously; a value
 //! containing `|` (a quote, a header) is written in double quotes with `\"` and `\\`
-//! escapes. Numbers: tables from 1 (as `wikiwit table`), rows, columns and sentences
-//! from 0 (data rows, after the header rows). A section path is headings separated by
+//! escapes. Numbers: tables from 1 (as `wikiwit table`), rows, columns, sentences and
+//! list items from 0 (data rows, after the header rows). A section path is headings separated by
 //! `/` or ` > ` (`section:History/Early years`).
 
 use super::{Column, Locator, PageSpec, SectionSpec, Target};
@@ -35,8 +35,8 @@ fn err<T>(offset: usize, message: impl Into<String>) -> Result<T, LocatorError> 
 
 /// Keys a part may start with. A leading part with one of these keys makes the locator
 /// relative (no page of its own).
-const KEYS: [&str; 8] = [
-    "section", "oldid", "infobox", "table", "row", "col", "sentence", "quote",
+const KEYS: [&str; 9] = [
+    "section", "oldid", "infobox", "table", "row", "col", "sentence", "item", "quote",
 ];
 
 /// Splits at `|` outside double quotes, returning (offset, raw part).
@@ -108,6 +108,21 @@ fn number(raw: &str, offset: usize, what: &str) -> Result<usize, LocatorError> {
     })
 }
 
+/// Whether `title` reads back as itself when written as a locator's page part: not a
+/// URL, not a key or an anchor, no double quote (which would open a quoted value), no
+/// outer spaces.
+pub(super) fn plain_title(title: &str) -> bool {
+    let lower = title.to_ascii_lowercase();
+    !title.is_empty()
+        && title.trim() == title
+        && !title.contains('"')
+        && !title.starts_with('#')
+        && key_of(title).is_none()
+        && !["http://", "https://", "www."]
+            .iter()
+            .any(|p| lower.starts_with(p))
+}
+
 /// Parses the page part: a Wikipedia URL (any of the spellings [`WikipediaUrl::parse`]
 /// understands) or a title with an optional anchor.
 fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), LocatorError> {
@@ -129,7 +144,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
                 // A URL naming the page by id alone: looked up by the dump's ids.
                 Some(title) => Ok((
                     PageSpec {
-                        title,
+                        title: Some(title),
                         oldid,
                         curid,
                         lang,
@@ -138,7 +153,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
                 )),
                 None if oldid.is_some() || curid.is_some() => Ok((
                     PageSpec {
-                        title: String::new(),
+                        title: None,
                         oldid,
                         curid,
                         lang,
@@ -164,15 +179,7 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
         .map(|a| percent_decode(a.trim()))
         .filter(|a| !a.is_empty())
         .map(SectionSpec::Anchor);
-    Ok((
-        PageSpec {
-            title: title.to_string(),
-            oldid: None,
-            curid: None,
-            lang: None,
-        },
-        section,
-    ))
+    Ok((PageSpec::titled(title), section))
 }
 
 /// Parses a locator. Relative locators (starting with a part such as `table:`) have no
@@ -201,6 +208,7 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
     let mut row = None;
     let mut col = None;
     let mut sentence = None;
+    let mut item = None;
     let mut quote = None;
     let mut infobox = None;
     for (off, raw) in iter {
@@ -288,6 +296,10 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
                 dup(sentence.is_some())?;
                 sentence = Some(number(&v, off_v, "sentence")?);
             }
+            "item" => {
+                dup(item.is_some())?;
+                item = Some(number(&v, off_v, "item")?);
+            }
             "quote" => {
                 dup(quote.is_some())?;
                 if v.trim().is_empty() {
@@ -302,6 +314,7 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
         infobox.is_some(),
         table.is_some(),
         sentence.is_some(),
+        item.is_some(),
         quote.is_some(),
     ]
     .iter()
@@ -310,7 +323,7 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
     if kinds > 1 {
         return err(
             0,
-            "a locator points at one thing: use only one of infobox:, table:, sentence:, quote:",
+            "a locator points at one thing: use only one of infobox:, table:, sentence:, item:, quote:",
         );
     }
     if row.is_some() && table.is_none() {
@@ -323,6 +336,7 @@ pub fn parse(s: &str) -> Result<Locator, LocatorError> {
         return err(0, "infobox: is page-level; drop the section");
     }
     loc.target = match (infobox, table, row, col, sentence, quote) {
+        _ if let Some(i) = item => Target::Item { item: i },
         (Some(f), ..) => Target::Infobox { field: f },
         (_, Some(t), None, _, _, _) => Target::Table { table: t },
         (_, Some(t), Some(r), None, _, _) => Target::Row { table: t, row: r },

@@ -24,7 +24,11 @@ pub enum Unresolved {
     #[error("{title:?} is not a valid title: {why}")]
     InvalidTitle { title: String, why: String },
     #[error("{title:?} is on another wiki")]
-    OtherWiki { title: String },
+    OtherWiki {
+        title: String,
+        /// `fr.wikipedia` for a URL's language, the prefix of an interwiki title.
+        wiki: String,
+    },
     #[error("{from:?} redirects elsewhere: {why}")]
     RedirectElsewhere { from: String, why: String },
     #[error("{page:?} has no section {section:?}")]
@@ -63,6 +67,13 @@ pub enum Unresolved {
         where_: String,
         sentence: usize,
         sentences: usize,
+    },
+    #[error("{page:?} has {items} list item(s) in {where_}; there is no item {item}")]
+    NoSuchItem {
+        page: String,
+        where_: String,
+        item: usize,
+        items: usize,
     },
     #[error("the quote is not in {where_} of {page:?}")]
     QuoteNotFound { page: String, where_: String },
@@ -131,13 +142,24 @@ pub enum Content {
         sentence: usize,
         text: String,
     },
+    /// A list item: its text and the titles it links to.
+    Item {
+        item: usize,
+        text: String,
+        links: Vec<String>,
+        /// Final pages of those links, as for cells.
+        #[serde(skip)]
+        link_pages: Vec<u32>,
+    },
 }
 
 impl Content {
     /// A one-line excerpt of the evidence (`label: text; …` for rows).
     pub fn excerpt(&self) -> String {
         match self {
-            Content::Text { text } | Content::Sentence { text, .. } => text.clone(),
+            Content::Text { text }
+            | Content::Sentence { text, .. }
+            | Content::Item { text, .. } => text.clone(),
             Content::Field { name, value, .. } => format!("{name} = {value}"),
             Content::Table {
                 caption,
@@ -341,15 +363,35 @@ impl<'a> Resolver<'a> {
                     why: error.to_string(),
                 }));
             }
-            Err(NotFound::OtherWiki(_)) => {
+            Err(NotFound::OtherWiki(t)) => {
                 return Ok(Err(Unresolved::OtherWiki {
                     title: title.to_string(),
+                    wiki: t.interwiki.unwrap_or_default(),
                 }));
             }
             Err(NotFound::DeadRedirect(dead)) => return Ok(Err(redirect_elsewhere(index, &dead))),
         };
         let via = landing.via(index).into_iter().collect();
         Ok(Ok((landing.number, via, landing.fragment())))
+    }
+
+    /// The final page a locator's page part names: by its title, else by its ids.
+    pub fn find_spec(&self, spec: &PageSpec) -> Result<PageLookup, IndexError> {
+        if let Some(lang) = &spec.lang
+            && !lang.eq_ignore_ascii_case(&self.index.manifest().site.lang)
+        {
+            return Ok(Err(Unresolved::OtherWiki {
+                title: match &spec.title {
+                    Some(t) => format!("{lang}:{t}"),
+                    None => format!("{lang}:{}", Index::ids_label(spec.curid, spec.oldid)),
+                },
+                wiki: format!("{lang}.wikipedia"),
+            }));
+        }
+        match &spec.title {
+            Some(title) => self.find_page(title),
+            None => self.find_page_by_ids(spec),
+        }
     }
 
     /// The final page a title-less page part names by page id or revision id.
@@ -392,17 +434,7 @@ impl<'a> Resolver<'a> {
         let Some(spec) = &loc.page else {
             return Ok(Resolution::Unresolved(Unresolved::NoPage));
         };
-        if let Some(lang) = &spec.lang
-            && !lang.eq_ignore_ascii_case(&self.index.manifest().site.lang)
-        {
-            return Ok(Resolution::Unresolved(Unresolved::OtherWiki {
-                title: format!("{lang}:{}", spec.title),
-            }));
-        }
-        let found = match spec.title.is_empty() {
-            true => self.find_page_by_ids(spec)?,
-            false => self.find_page(&spec.title)?,
-        };
+        let found = self.find_spec(spec)?;
         let (n, via, fragment) = match found {
             Ok(x) => x,
             Err(u) => return Ok(Resolution::Unresolved(u)),
@@ -519,6 +551,20 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
+            Target::Item { item } => match list_item(page, self.index, section, *item)? {
+                Ok(c) => c,
+                Err(items) => {
+                    return Ok(Err(Unresolved::NoSuchItem {
+                        page: page.title.clone(),
+                        where_: match section {
+                            Some(_) => where_(&info),
+                            None => "the page".into(),
+                        },
+                        item: *item,
+                        items,
+                    }));
+                }
+            },
             Target::Quote { text: q } => {
                 return self.quote_content(page, q, section, &info);
             }
@@ -657,19 +703,8 @@ impl<'a> Resolver<'a> {
         let mut out = Vec::with_capacity(t.columns as usize);
         for c in 0..t.columns as usize {
             let cell = t.cell_at(h + row, c);
-            let mut links = Vec::new();
-            let mut link_pages = Vec::new();
-            for &li in cell.map(|x| &x.links[..]).unwrap_or(&[]) {
-                let Some(l) = s.links.get(li as usize) else {
-                    continue;
-                };
-                links.push(self.index.codec().prefixed_text(l.ns, &l.dbkey));
-                if let Some(&p) = targets.get(li as usize)
-                    && p != crate::index::NO_PAGE
-                {
-                    link_pages.push(p);
-                }
-            }
+            let links = cell.map(|x| &x.links[..]).unwrap_or(&[]);
+            let (links, link_pages) = linked(self.index, s, targets, links);
             out.push(CellContent {
                 col: c,
                 label: labels.get(c).cloned().flatten(),
@@ -680,6 +715,56 @@ impl<'a> Resolver<'a> {
         }
         Ok(out)
     }
+}
+
+/// List item `item` of the section `section` and its subsections (of the page when no
+/// section is named), or how many items there are.
+fn list_item(
+    page: &PageData,
+    index: &Index,
+    section: Option<u32>,
+    item: usize,
+) -> Result<Result<Content, usize>, IndexError> {
+    let s = &page.structure;
+    let scope = section.map(|n| n..=subsections_end(s, n));
+    let in_scope = s
+        .lists
+        .iter()
+        .filter(|x| scope.as_ref().is_none_or(|r| r.contains(&x.section)));
+    let Some(x) = in_scope.clone().nth(item) else {
+        return Ok(Err(in_scope.count()));
+    };
+    let (links, link_pages) = linked(index, s, page.link_targets(index)?, &x.links);
+    Ok(Ok(Content::Item {
+        item,
+        text: x.text.clone(),
+        links,
+        link_pages,
+    }))
+}
+
+/// The titles links `links` (indices into the page's links) name, and the final pages of
+/// those that lead somewhere (`targets`: the page's link targets).
+fn linked(
+    index: &Index,
+    s: &PageStructure,
+    targets: &[u32],
+    links: &[u32],
+) -> (Vec<String>, Vec<u32>) {
+    let mut titles = Vec::new();
+    let mut pages = Vec::new();
+    for &li in links {
+        let Some(l) = s.links.get(li as usize) else {
+            continue;
+        };
+        titles.push(index.codec().prefixed_text(l.ns, &l.dbkey));
+        if let Some(&p) = targets.get(li as usize)
+            && p != crate::index::NO_PAGE
+        {
+            pages.push(p);
+        }
+    }
+    (titles, pages)
 }
 
 /// Where a redirect page ends (itself if not a redirect or if it ends nowhere).

@@ -2,15 +2,17 @@
 //! which revision, which section, which sentences a quoted passage is in.
 //!
 //! This is the only place the citation checker interprets what a citation carries (a
-//! title or URL, an `#anchor`, a `#:~:text=` quote). It is kept to one small module so it
-//! can later be routed through the shared locator grammar without touching the checker.
+//! title or URL, an `#anchor`, a `#:~:text=` quote). The page is found by the locator's
+//! [`Resolver`] (the one title → page path, page and revision ids included); anchors and
+//! quotes are resolved by the rules locators use (`section_number`, [`crate::text::quote`]),
+//! reported at the precision a citation reaches.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cite::parse::Source;
-use crate::index::{Index, IndexError, NotFound};
-use crate::locator::subsections_end;
+use crate::index::{Index, IndexError};
+use crate::locator::{PageSpec, Resolver, Unresolved, subsections_end};
 use crate::query::section_anchor;
 use crate::query::text::section_number;
 use crate::text::{PageText, fold_quote};
@@ -180,10 +182,7 @@ pub struct Target {
 
 /// What a Wikipedia citation carries, whatever its spelling.
 struct Wanted<'a> {
-    lang: Option<&'a str>,
-    title: Option<&'a str>,
-    oldid: Option<u64>,
-    curid: Option<u64>,
+    page: PageSpec,
     anchor: Option<&'a str>,
     quote: Option<&'a TextQuote>,
 }
@@ -191,11 +190,15 @@ struct Wanted<'a> {
 /// Resolves sources against one index.
 pub(crate) struct TargetResolver<'i> {
     index: &'i Index,
+    pages: Resolver<'i>,
 }
 
 impl<'i> TargetResolver<'i> {
     pub fn new(index: &'i Index) -> TargetResolver<'i> {
-        TargetResolver { index }
+        TargetResolver {
+            index,
+            pages: Resolver::new(index),
+        }
     }
 
     /// Resolves a source to a page of the index. The locator is left unresolved
@@ -212,18 +215,17 @@ impl<'i> TargetResolver<'i> {
                 quote,
                 ..
             } => Wanted {
-                lang: lang.as_deref(),
-                title: title.as_deref(),
-                oldid: *oldid,
-                curid: *curid,
+                page: PageSpec {
+                    title: title.clone(),
+                    oldid: *oldid,
+                    curid: *curid,
+                    lang: lang.clone(),
+                },
                 anchor: anchor.as_deref(),
                 quote: quote.as_ref(),
             },
             Source::WikiLink { target, anchor } => Wanted {
-                lang: None,
-                title: Some(target),
-                oldid: None,
-                curid: None,
+                page: PageSpec::titled(target),
                 anchor: anchor.as_deref(),
                 quote: None,
             },
@@ -233,19 +235,12 @@ impl<'i> TargetResolver<'i> {
                 return Ok((no_page(Existence::NotCheckableOffline { kind }), None));
             }
         };
-        let site_lang = &self.index.manifest().site.lang;
-        if let Some(lang) = wanted.lang
-            && !lang.eq_ignore_ascii_case(site_lang)
-        {
-            let wiki = format!("{lang}.wikipedia");
-            return Ok((no_page(Existence::OtherWiki { wiki }), None));
-        }
-        let (existence, found) = self.find(&wanted)?;
+        let (existence, found) = self.find(&wanted.page)?;
         let Some((number, fragment)) = found else {
             return Ok((no_page(existence), None));
         };
         let rec = self.index.page(number)?;
-        let revision = wanted.oldid.map(|cited| RevisionCheck {
+        let revision = wanted.page.oldid.map(|cited| RevisionCheck {
             cited,
             dump: rec.rev_id,
             same: cited == rec.rev_id,
@@ -271,49 +266,26 @@ impl<'i> TargetResolver<'i> {
 
     /// The page a citation names, with the fragment a redirect adds.
     #[allow(clippy::type_complexity)]
-    fn find(&self, w: &Wanted) -> Result<(Existence, Option<(u32, Option<String>)>), IndexError> {
-        let landed = match w.title {
-            Some(title) => match self.index.page_for(title)? {
-                Ok(l) => Ok(l),
-                Err(NotFound::NoPage(t)) => {
-                    let title = self.index.codec().prefixed_text(t.ns, &t.dbkey);
-                    return Ok((Existence::Missing { title }, None));
-                }
-                Err(NotFound::InvalidTitle { error, .. }) => {
-                    return Ok((
-                        Existence::InvalidTitle {
-                            title: title.to_string(),
-                            reason: error.to_string(),
-                        },
-                        None,
-                    ));
-                }
-                Err(NotFound::OtherWiki(t)) => {
-                    let wiki = t.interwiki.unwrap_or_default();
-                    return Ok((Existence::OtherWiki { wiki }, None));
-                }
-                Err(NotFound::DeadRedirect(dead)) => Err(dead),
-            },
-            None => match self.index.page_by_ids(w.curid, w.oldid)? {
-                Some(n) => self.index.follow(n, self.index.page(n)?),
-                None => {
-                    let title = Index::ids_label(w.curid, w.oldid);
-                    return Ok((Existence::Missing { title }, None));
-                }
-            },
-        };
-        Ok(match landed {
-            Ok(l) if !l.is_redirect() => (Existence::Page, Some((l.number, None))),
-            Ok(l) => (
-                Existence::Redirect {
-                    via: l.via(self.index).into_iter().collect(),
-                },
-                // The chain's fragment: the redirect's own when no later hop sets one.
-                Some((l.number, l.redirect_fragment)),
-            ),
-            Err(dead) => (
-                Existence::BrokenRedirect {
-                    title: self.index.display_title(&dead.named.record),
+    fn find(
+        &self,
+        page: &PageSpec,
+    ) -> Result<(Existence, Option<(u32, Option<String>)>), IndexError> {
+        Ok(match self.pages.find_spec(page)? {
+            Ok((n, via, fragment)) if via.is_empty() => (Existence::Page, Some((n, fragment))),
+            // The chain's fragment: the redirect's own when no later hop sets one.
+            Ok((n, via, fragment)) => (Existence::Redirect { via }, Some((n, fragment))),
+            Err(Unresolved::OtherWiki { wiki, .. }) => (Existence::OtherWiki { wiki }, None),
+            Err(Unresolved::InvalidTitle { title, why }) => {
+                (Existence::InvalidTitle { title, reason: why }, None)
+            }
+            Err(Unresolved::RedirectElsewhere { from, .. }) => {
+                (Existence::BrokenRedirect { title: from }, None)
+            }
+            // A page lookup fails only in the ways above or for want of a page.
+            Err(Unresolved::NoSuchPage { title }) => (Existence::Missing { title }, None),
+            Err(other) => (
+                Existence::Missing {
+                    title: other.to_string(),
                 },
                 None,
             ),
