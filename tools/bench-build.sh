@@ -38,10 +38,10 @@ for i in $(seq 1 "$runs"); do
   /usr/bin/time -f "%e %M" -o "$out/ww" "$bin" build "$dump" "${idx_args[@]}" --index "$out/ix" -j "$threads" -q "${extra[@]}" > "$out/summary"
   read -r lbt _ < "$out/lb"; read -r wwt wwm < "$out/ww"
   r=$(awk -v a="$wwt" -v b="$lbt" 'BEGIN { printf "%.2f", a / b }')
-  echo "run $i: wikiwit ${wwt}s, lbzip2 ${lbt}s, ratio $r, wikiwit peak RSS $((wwm / 1024)) MB"
+  echo "run $i: wikiwit ${wwt}s, lbzip2 ${lbt}s, ratio $r, wikiwit peak RSS $((wwm / 1024)) MiB"
   ratios+=("$r"); rss+=("$wwm"); ww+=("$wwt"); lb+=("$lbt")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-echo "median: wikiwit $(median "${ww[@]}")s, lbzip2 $(median "${lb[@]}")s, ratio $(median "${ratios[@]}"), peak RSS $(( $(median "${rss[@]}") / 1024 )) MB"
+echo "median: wikiwit $(median "${ww[@]}")s, lbzip2 $(median "${lb[@]}")s, ratio $(median "${ratios[@]}"), peak RSS $(( $(median "${rss[@]}") / 1024 )) MiB"
 # Bytes, printed in MB (10^6) as the dump's sizes are; `du -sk` / 1024 gave MiB.
 du -sb "$out/ix" | awk '{ printf "index size: %.1f MB (%d bytes)\n", $1 / 1e6, $1 }'

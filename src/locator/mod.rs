@@ -55,7 +55,7 @@ pub struct PageSpec {
 
 impl PageSpec {
     /// A page named by its title alone.
-    pub fn titled(title: &str) -> PageSpec {
+    pub(crate) fn titled(title: &str) -> PageSpec {
         PageSpec {
             title: Some(title.to_string()),
             oldid: None,
