@@ -24,6 +24,9 @@ pub(crate) enum QuantityKind {
     Year,
     /// A month name (value 1–12).
     Month,
+    /// A day of a month, `month × 100 + day` ("20 July", "July 20", "2014-07-20" are
+    /// 720): the day and month must be stated together, not found apart.
+    Date,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +152,16 @@ pub(crate) fn extract(text: &str) -> Vec<Quantity> {
         else {
             continue;
         };
+        if let (Ok(mv), Ok(dv)) = (m.as_str().parse::<f64>(), d.as_str().parse::<f64>()) {
+            out.push(Quantity {
+                value: mv * 100.0 + dv,
+                kind: QuantityKind::Date,
+                text: whole.as_str().to_string(),
+                span: whole.range(),
+                tolerance: 0.0,
+                unit: None,
+            });
+        }
         for (part, kind) in [
             (y, QuantityKind::Year),
             (m, QuantityKind::Month),
@@ -210,6 +223,27 @@ pub(crate) fn extract(text: &str) -> Vec<Quantity> {
             && decimals == 0
             && num.as_str().len() == 4
             && (1000.0..=2100.0).contains(&value);
+        // "2018–19", "1999/00": the second year of a season, written with two digits.
+        if !percent
+            && scale == 1.0
+            && num.as_str().len() == 2
+            && let Some(first) = season_start(&text[..num.start()])
+        {
+            let century = first - first % 100.0;
+            let mut second = century + value;
+            if second <= first {
+                second += 100.0;
+            }
+            out.push(Quantity {
+                value: second,
+                kind: QuantityKind::Year,
+                text: whole.as_str().trim().to_string(),
+                span: whole.range(),
+                tolerance: 0.0,
+                unit: unit_after(text, whole.end()),
+            });
+            continue;
+        }
         let kind = if percent {
             QuantityKind::Percent
         } else if is_year {
@@ -273,10 +307,66 @@ pub(crate) fn extract(text: &str) -> Vec<Quantity> {
                 tolerance: 0.0,
                 unit: None,
             });
+            if let Some(day) = day_after(&text[m.end()..]).or_else(|| day_before(before)) {
+                out.push(Quantity {
+                    value: v * 100.0 + day,
+                    kind: QuantityKind::Date,
+                    text: format!("{} {day}", word.trim_end_matches('.')),
+                    span: m.range(),
+                    tolerance: 0.0,
+                    unit: None,
+                });
+            }
         }
     }
     out.sort_by_key(|q| q.span.start);
     out
+}
+
+/// The day of the month that opens `after` ("July 20", "July 20th"), not a year.
+fn day_after(after: &str) -> Option<f64> {
+    let t = after.trim_start();
+    let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+    let rest = &t[digits.len()..];
+    let rest = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|s| rest.strip_prefix(s))
+        .unwrap_or(rest);
+    let ends = !rest.starts_with(|c: char| c.is_alphanumeric());
+    day_value(&digits).filter(|_| ends)
+}
+
+/// The day of the month that `before` ends with ("20 July", "20th of July": ordinal
+/// suffix and "of" already removed).
+fn day_before(before: &str) -> Option<f64> {
+    let digits = before
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .filter(|d| !d.is_empty())?;
+    let lead = &before[..before.len() - digits.len()];
+    if lead.ends_with(['.', ',']) && lead[..lead.len() - 1].ends_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    day_value(digits)
+}
+
+/// 1–31 written with one or two digits.
+fn day_value(digits: &str) -> Option<f64> {
+    let v: f64 = digits.parse().ok().filter(|_| digits.len() <= 2)?;
+    (1.0..=31.0).contains(&v).then_some(v)
+}
+
+/// The year that `before` ends with, followed by a dash or slash (`2018–`, `1999/`).
+fn season_start(before: &str) -> Option<f64> {
+    let year = before.strip_suffix(['-', '–', '/'])?;
+    let digits = year.get(year.len().checked_sub(4)?..)?;
+    let preceded_by_digit = year[..year.len() - 4].ends_with(|c: char| c.is_ascii_digit());
+    if preceded_by_digit || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: f64 = digits.parse().ok()?;
+    (1000.0..=2100.0).contains(&v).then_some(v)
 }
 
 /// Whether two quantities can denote the same value: years are numbers too, a percentage
@@ -284,7 +374,8 @@ pub(crate) fn extract(text: &str) -> Vec<Quantity> {
 fn compatible(a: QuantityKind, b: QuantityKind) -> bool {
     use QuantityKind::*;
     match (a, b) {
-        (Month, Month) => true,
+        (Date, Date) | (Month, Month) => true,
+        (Date, _) | (_, Date) => false,
         (Month, _) | (_, Month) => false,
         (Percent, Year) | (Year, Percent) => false,
         _ => true,
@@ -341,11 +432,22 @@ mod tests {
         use QuantityKind::*;
         assert_eq!(
             values("on November 2, 2004 and in the 1990s"),
-            [(11.0, Month), (2.0, Number), (2004.0, Year), (1990.0, Year)]
+            [
+                (11.0, Month),
+                (1102.0, Date),
+                (2.0, Number),
+                (2004.0, Year),
+                (1990.0, Year)
+            ]
         );
         assert_eq!(
             values("published 2004-10-19"),
-            [(2004.0, Year), (10.0, Month), (19.0, Number)]
+            [
+                (1019.0, Date),
+                (2004.0, Year),
+                (10.0, Month),
+                (19.0, Number)
+            ]
         );
         assert_eq!(
             values("twenty-five of twelve"),
@@ -353,9 +455,59 @@ mod tests {
         );
         // Modal "may" and verb "march" are not months.
         assert!(values("It may march on").is_empty());
-        assert_eq!(values("on 5 May"), [(5.0, Number), (5.0, Month)]);
-        assert_eq!(values("the 5th of May"), [(5.0, Number), (5.0, Month)]);
+        assert_eq!(
+            values("on 5 May"),
+            [(5.0, Number), (5.0, Month), (505.0, Date)]
+        );
+        assert_eq!(
+            values("the 5th of May"),
+            [(5.0, Number), (5.0, Month), (505.0, Date)]
+        );
         assert!(values("by the end of May").is_empty());
+    }
+
+    #[test]
+    fn a_day_and_its_month_are_one_date() {
+        use QuantityKind::*;
+        let dates = |text: &str| -> Vec<f64> {
+            extract(text)
+                .into_iter()
+                .filter(|q| q.kind == Date)
+                .map(|q| q.value)
+                .collect()
+        };
+        for text in [
+            "starting on 20 July",
+            "on July 20th, 2014",
+            "Sunday, 20th of July",
+            "2014-07-20",
+        ] {
+            assert_eq!(dates(text), [720.0], "{text}");
+        }
+        // A year or a figure next to a month is not a day of it.
+        assert!(dates("in July 2014").is_empty());
+        assert!(dates("1,20 July").is_empty());
+        assert!(dates("July 45").is_empty());
+        // "20 July" is not stated by a page that gives 20 and July apart.
+        let claim = &extract("the conference starting on 20 July")[..];
+        let page = extract("July 18, 2014: the 20th conference opens on Sunday");
+        let date = claim.iter().find(|q| q.kind == Date).unwrap();
+        assert!(!found_in(date, &page));
+        assert!(found_in(date, &extract("opens on Sunday, July 20")));
+        // Abbreviated months are the same months.
+        assert!(found_in(date, &extract("Jul. 20")));
+    }
+
+    #[test]
+    fn a_season_ends_in_the_next_year() {
+        use QuantityKind::*;
+        assert_eq!(
+            values("the 2018–19 academic year"),
+            [(2018.0, Year), (2019.0, Year)]
+        );
+        assert_eq!(values("1999/00"), [(1999.0, Year), (2000.0, Year)]);
+        // A score is not a season.
+        assert_eq!(values("a 10–7 lead"), [(10.0, Number), (7.0, Number)]);
     }
 
     #[test]

@@ -51,7 +51,28 @@ pub fn fold(word: &str) -> String {
 }
 
 pub fn stem(folded: &str) -> String {
-    STEMMER.stem(folded).into_owned()
+    match month_abbreviation(folded) {
+        Some(full) => STEMMER.stem(full).into_owned(),
+        None => STEMMER.stem(folded).into_owned(),
+    }
+}
+
+/// The month an abbreviation names ("Nov" → "november"), so that a source's "Nov 10,
+/// 2018" states the claim's "November". "Jan", "Mar" and "May" are left alone: each is
+/// also a common word or name.
+fn month_abbreviation(folded: &str) -> Option<&'static str> {
+    Some(match folded {
+        "feb" => "february",
+        "apr" => "april",
+        "jun" => "june",
+        "jul" => "july",
+        "aug" => "august",
+        "sep" | "sept" => "september",
+        "oct" => "october",
+        "nov" => "november",
+        "dec" => "december",
+        _ => return None,
+    })
 }
 
 /// Splits text into word tokens. Apostrophes inside words are kept together ("o'neill");
@@ -396,6 +417,9 @@ mod tests {
             ["coupl", "marri", "zurich"]
         );
         assert_eq!(stems("marrying"), stems("married"));
+        // A source's "Nov 10" and "Sept. 13" name the claim's months.
+        assert_eq!(stems("Nov Sept"), stems("November September"));
+        assert_eq!(stems("Jan"), ["jan"]);
     }
 
     #[test]
