@@ -416,16 +416,10 @@ fn search_refuses_a_damaged_full_text_index_file() {
 /// leave the unreadable records out of the map and report the cited page as missing.
 #[test]
 fn cite_check_by_page_id_refuses_a_damaged_page_store() {
-    let tmp = tempdir();
-    let index = tmp.path().join("ix");
-    build(&rivers(), &index, &[]);
-    let report = tmp.path().join("report.md");
-    std::fs::write(
-        &report,
+    let (_tmp, index, report) = rivers_and_report(
         "# Rivers\n\nThe Danube begins at Donaueschingen [1].\n\n## References\n\n\
          1. https://en.wikipedia.org/?curid=3\n",
-    )
-    .unwrap();
+    );
     let check = || {
         let mut c = wikiwit();
         c.args([

@@ -188,6 +188,17 @@ pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }
 
+/// A fresh index of the sample wiki (`DIR/ix`, for a test that may damage it) and a
+/// report `DIR/report.md` holding `markdown`: what a `cite check` test starts from.
+pub fn rivers_and_report(markdown: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempdir();
+    let index = tmp.path().join("ix");
+    build(&rivers(), &index, &[]);
+    let report = tmp.path().join("report.md");
+    std::fs::write(&report, markdown).expect("write the report");
+    (tmp, index, report)
+}
+
 /// The Python interpreter of the test environment (`tools/python-env`), from
 /// `$WIKIWIT_PYTHON`. `None` means the caller skips, saying so; CI sets
 /// `WIKIWIT_REQUIRE_PYTHON=1`, which turns a missing interpreter into a failure.

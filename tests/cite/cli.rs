@@ -85,18 +85,12 @@ fn eval_support_on_wice_meets_the_targets() {
 /// guessed, and nothing is a finding.
 #[test]
 fn other_sources_are_not_checkable_offline() {
-    let tmp = tempdir();
-    let ix = tmp.path().join("ix");
-    build(&rivers(), &ix, &[]);
-    let report = tmp.path().join("r.md");
-    std::fs::write(
-        &report,
+    let (_tmp, ix, report) = rivers_and_report(
         "Deep learning works (LeCun et al., 2015).[1] See doi:10.1038/nature14539 and \
          arXiv:1706.03762. The German article says so.[2]\n\n## Sources\n\n\
          [1] https://www.nature.com/articles/nature14539\n\
          [2] https://de.wikipedia.org/wiki/Donau\n",
-    )
-    .unwrap();
+    );
     let out = ok(wikiwit()
         .args(["cite", "check", "--json", "--index"])
         .arg(&ix)
