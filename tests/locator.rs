@@ -194,6 +194,11 @@ fn list_items_counted_in_the_page_or_in_a_section_and_its_subsections() {
         v["content"]["links"],
         serde_json::json!(["International Boundary and Water Commission"])
     );
+    // Through a redirect to a section (`Iron Gates` → `Danube#Iron Gates`, a section
+    // without a list) items are still numbered on the whole page, as tables are.
+    let v = found(ix, "Iron Gates|item:0");
+    assert_eq!(v["page"], "Danube");
+    assert_eq!(v["content"]["links"], serde_json::json!(["Iller"]));
 }
 
 #[test]

@@ -551,20 +551,25 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
-            Target::Item { item } => match list_item(page, self.index, section, *item)? {
-                Ok(c) => c,
-                Err(items) => {
-                    return Ok(Err(Unresolved::NoSuchItem {
-                        page: page.title.clone(),
-                        where_: match section {
-                            Some(_) => where_(&info),
-                            None => "the page".into(),
-                        },
-                        item: *item,
-                        items,
-                    }));
+            // Numbered like tables: within a section the locator names, else page-wide
+            // (a redirect's fragment does not renumber them).
+            Target::Item { item } => {
+                let scope = named.then_some(section).flatten();
+                match list_item(page, self.index, scope, *item)? {
+                    Ok(c) => c,
+                    Err(items) => {
+                        return Ok(Err(Unresolved::NoSuchItem {
+                            page: page.title.clone(),
+                            where_: match scope {
+                                Some(_) => where_(&info),
+                                None => "the page".into(),
+                            },
+                            item: *item,
+                            items,
+                        }));
+                    }
                 }
-            },
+            }
             Target::Quote { text: q } => {
                 return self.quote_content(page, q, section, &info);
             }
