@@ -81,24 +81,28 @@ impl WikipediaUrl {
     }
 }
 
-/// Bytes a title or anchor keeps as written in the URLs [`page_url`] writes: what is
-/// neither a URL delimiter (`?`, `#`, `&`, `=`, `+`, `%`) nor a locator's (`|`, `"`).
-const URL_KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+/// Bytes escaped in a title's URL path: MediaWiki's `wfUrlencode` keeps `:` and `/`.
+/// What is left (`?`, `#`, `&`, `=`, `+`, `%`, `"`, `|`, …) cannot be mistaken for a
+/// URL's or a locator's delimiters.
+const TITLE_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'_')
     .remove(b'-')
     .remove(b'.')
-    .remove(b'_')
     .remove(b'~')
-    .remove(b'!')
-    .remove(b'$')
-    .remove(b'\'')
+    .remove(b':')
+    .remove(b'/')
     .remove(b'(')
     .remove(b')')
-    .remove(b'*')
     .remove(b',')
-    .remove(b';')
-    .remove(b':')
-    .remove(b'@')
-    .remove(b'/');
+    .remove(b'!')
+    .remove(b'*')
+    .remove(b'\'');
+
+/// A title (or anchor) as a URL path segment: underscores for spaces, the rest
+/// percent-encoded by [`TITLE_PATH`].
+pub(crate) fn encode_title_path(title: &str) -> String {
+    percent_encoding::utf8_percent_encode(&title.replace(' ', "_"), TITLE_PATH).to_string()
+}
 
 /// The URL of a page, in the form [`WikipediaUrl::parse`] reads back to the same parts:
 /// `/wiki/Title` for a title alone, `/w/index.php?title=…&curid=…&oldid=…` otherwise, on
@@ -110,8 +114,7 @@ pub(crate) fn page_url(
     oldid: Option<u64>,
     anchor: Option<&str>,
 ) -> String {
-    let enc =
-        |s: &str| percent_encoding::utf8_percent_encode(&s.replace(' ', "_"), URL_KEEP).to_string();
+    let enc = encode_title_path;
     let mut url = match lang {
         Some(l) => format!("https://{l}.wikipedia.org"),
         None => "https://www.wikipedia.org".to_string(),

@@ -112,15 +112,18 @@ fn number(raw: &str, offset: usize, what: &str) -> Result<usize, LocatorError> {
 /// URL, not a key or an anchor, no double quote (which would open a quoted value), no
 /// outer spaces.
 pub(super) fn plain_title(title: &str) -> bool {
-    let lower = title.to_ascii_lowercase();
     !title.is_empty()
         && title.trim() == title
         && !title.contains('"')
         && !title.starts_with('#')
         && key_of(title).is_none()
-        && !["http://", "https://", "www."]
-            .iter()
-            .any(|p| lower.starts_with(p))
+        && !looks_like_url(title)
+}
+
+/// A page part read as a URL rather than a title.
+fn looks_like_url(t: &str) -> bool {
+    let starts = |p: &str| t.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
+    ["http://", "https://", "www."].into_iter().any(starts)
 }
 
 /// Parses the page part: a Wikipedia URL (any of the spellings [`WikipediaUrl::parse`]
@@ -130,41 +133,19 @@ fn page(raw: &str, offset: usize) -> Result<(PageSpec, Option<SectionSpec>), Loc
     if t.is_empty() {
         return err(offset, "empty page");
     }
-    let lower = t.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("www.") {
+    if looks_like_url(t) {
         return match WikipediaUrl::parse(t) {
-            Some(WikipediaUrl {
-                lang,
-                title,
-                oldid,
-                curid,
-                anchor,
-                ..
-            }) => match title {
-                // A URL naming the page by id alone: looked up by the dump's ids.
-                Some(title) => Ok((
-                    PageSpec {
-                        title: Some(title),
-                        oldid,
-                        curid,
-                        lang,
-                    },
-                    anchor.map(SectionSpec::Anchor),
-                )),
-                None if oldid.is_some() || curid.is_some() => Ok((
-                    PageSpec {
-                        title: None,
-                        oldid,
-                        curid,
-                        lang,
-                    },
-                    anchor.map(SectionSpec::Anchor),
-                )),
-                None => err(
-                    offset,
-                    "a Wikipedia URL without a title, page id or revision id",
-                ),
-            },
+            // A URL names a title, a page id or a revision id (ids alone are looked up
+            // by the dump's ids).
+            Some(u) => Ok((
+                PageSpec {
+                    title: u.title,
+                    oldid: u.oldid,
+                    curid: u.curid,
+                    lang: u.lang,
+                },
+                u.anchor.map(SectionSpec::Anchor),
+            )),
             None => err(offset, format!("{t:?} is not a Wikipedia page URL")),
         };
     }

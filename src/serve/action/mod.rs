@@ -144,27 +144,10 @@ impl Ctx<'_> {
 
     /// `http://host/wiki/Title_with_underscores`.
     pub(crate) fn url_of(&self, prefixed: &str) -> String {
-        let path: String =
-            percent_encoding::utf8_percent_encode(&prefixed.replace(' ', "_"), TITLE_PATH)
-                .collect();
+        let path = crate::url::encode_title_path(prefixed);
         format!("{}/wiki/{path}", self.base)
     }
 }
-
-/// Characters escaped in a title's URL path (MediaWiki's `wfUrlencode` keeps `:/`).
-const TITLE_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'_')
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'~')
-    .remove(b':')
-    .remove(b'/')
-    .remove(b'(')
-    .remove(b')')
-    .remove(b',')
-    .remove(b'!')
-    .remove(b'*')
-    .remove(b'\'');
 
 /// The handler of `/w/api.php` (GET and POST).
 pub async fn handle(
