@@ -2,7 +2,7 @@
 //! templates and section anchors, and real values of tables and infoboxes.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::util::*;
 
@@ -404,4 +404,83 @@ fn sample_wiki_structure_queries() {
         .args(["sections", "Danube", "--index"])
         .arg(&index));
     assert!(sections.contains("#Navigation_2"), "{sections}");
+}
+
+/// `Agriculture` transcludes the article `{{:Agricultural science}}`: MediaWiki expands
+/// it like a template and records its links for Agriculture. The build reads the
+/// article from the dump — from its stream with a multistream index, from the first
+/// pass's store without one — and records the same article links, marked as coming from
+/// the transcluded page.
+#[test]
+fn links_of_a_transcluded_article_match_mediawiki() {
+    let oracle_dir = oracle("enwiki-2016-206pages");
+    let mut mediawiki: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in oracle_rows(&oracle_dir, "pagelinks.tsv") {
+        if r[2] == "0" {
+            mediawiki
+                .entry(r[1].clone())
+                .or_default()
+                .insert(r[3].clone());
+        }
+    }
+    // What the transclusion must add: Agriculture's links (as MediaWiki records them)
+    // that the transcluded article has too and Agriculture's own text does not write.
+    let expected = |own: &BTreeSet<String>| -> BTreeSet<String> {
+        mediawiki["Agriculture"]
+            .intersection(&mediawiki["Agricultural_science"])
+            .filter(|t| !own.contains(*t))
+            .cloned()
+            .collect()
+    };
+    let tmp = tempdir();
+    let idx = data("enwiki-2016-206pages-multistream-index.txt.bz2");
+    let layouts: [(&str, PathBuf, Vec<&str>); 2] = [
+        (
+            "single stream",
+            data("enwiki-2016-206pages.xml.bz2"),
+            vec![],
+        ),
+        (
+            "multistream with index",
+            data("enwiki-2016-206pages-multistream.xml.bz2"),
+            vec!["--multistream-index", idx.to_str().unwrap()],
+        ),
+    ];
+    for (what, dump, extra) in layouts {
+        let index = tmp.path().join(what.replace(' ', "-"));
+        build(&dump, &index, &extra);
+        let (mut own, mut transcluded) = (BTreeSet::new(), BTreeSet::new());
+        for r in tsv(&export(&index, "links")) {
+            if r[1] != "Agriculture" || r[2] != "0" {
+                continue;
+            }
+            if r[5] == "0" {
+                own.insert(r[3].clone());
+            }
+            if r[6] == "Agricultural_science" {
+                transcluded.insert(r[3].clone());
+            }
+        }
+        let want = expected(&own);
+        assert!(
+            !want.is_empty(),
+            "the oracle records links from the article"
+        );
+        assert_eq!(transcluded, want, "{what}");
+        // `wikiwit expand` reads the article from the index's dump too.
+        let out = ok(wikiwit()
+            .args([
+                "expand",
+                "--title",
+                "Agriculture",
+                "{{:Agricultural science}}",
+            ])
+            .arg("--index")
+            .arg(&index));
+        let lead = "'''Agricultural science''' is a broad";
+        assert!(
+            out.contains(lead) && out.contains("[[animal science]]"),
+            "{what}: {out}"
+        );
+    }
 }

@@ -92,6 +92,15 @@ impl IndexLoad {
         }
     }
 
+    /// Waits for the index and runs `f` on it (`None` only if it could not be read
+    /// and that was reported before).
+    pub(super) fn with_index<R>(
+        &self,
+        f: impl FnOnce(&MultistreamIndex) -> R,
+    ) -> Result<Option<R>, DumpError> {
+        self.with(true, |ix| f(ix))
+    }
+
     /// Waits for the index; the offsets of the stream groups listing a title whose
     /// prefix (text before the first `:`) `wanted` accepts.
     pub(crate) fn offsets_with_prefix(

@@ -8,6 +8,7 @@
 //! so the output does not depend on the number of threads.
 
 mod bz2;
+mod directory;
 pub mod error;
 mod index_check;
 mod multistream;
@@ -23,6 +24,7 @@ use std::sync::atomic::AtomicBool;
 use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use directory::StreamDirectory;
 pub(crate) use error::{DumpError, Location};
 pub use multistream::MultistreamIndex;
 pub use xml::RawPage;

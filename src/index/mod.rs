@@ -4,6 +4,7 @@
 //! [`crate::indexer`]) and a reader (used by queries); readers check the format version and
 //! refuse anything else.
 
+pub(crate) mod articles;
 pub mod csr;
 pub mod fault;
 mod file;
@@ -78,6 +79,8 @@ pub mod kinds {
     pub(crate) const SOURCES_MAP: u32 = 13;
     /// A build's temporary store of redirect targets (never part of an index).
     pub(crate) const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
+    /// A build's temporary store of the pages outside the source namespaces.
+    pub(crate) const TEMP_ARTICLES: u32 = 0x7fff_0002;
 }
 
 /// Errors opening, reading or writing an index.

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::articles::OtherPages;
 use super::{IndexError, Store, StoreWriter, TitleMap, files, kinds, titles};
 use crate::wikitext::expand::TemplateSource;
 
@@ -106,28 +107,38 @@ impl Sources {
 /// Whether a page exists, from the title map (shared by the threads that expand).
 pub(crate) type TitleExists<'a> = &'a (dyn Fn(i32, &str) -> bool + Sync);
 
-/// Sources answering for an expansion. `exists` beyond the source namespaces comes from
-/// `titles` (the index's title map) when there is one: during a build the titles are
-/// known only at its end, so pages of other namespaces then count as missing for
-/// `{{#ifexist:…}}` (see index/FORMAT.md, "sources").
+/// Sources answering for an expansion. Pages beyond the source namespaces come from
+/// `articles` (the dump's pages, see [`OtherPages`]); whether they exist, from `titles`
+/// (the index's title map) when there is one, as during a build there is not.
 pub(crate) struct SourceLookup<'a> {
     pub sources: &'a Sources,
     pub titles: Option<TitleExists<'a>>,
+    pub articles: Option<&'a dyn OtherPages>,
 }
 
 impl TemplateSource for SourceLookup<'_> {
     fn wikitext(&self, ns: i32, dbkey: &str) -> Option<Cow<'_, str>> {
-        self.sources.get(ns, dbkey).map(|p| Cow::Owned(p.text))
+        if SOURCE_NAMESPACES.contains(&ns) {
+            return self.sources.get(ns, dbkey).map(|p| Cow::Owned(p.text));
+        }
+        let page = self.articles?.get(ns, dbkey)?;
+        Some(Cow::Owned(page.text.clone()))
     }
 
     fn exists(&self, ns: i32, dbkey: &str) -> bool {
         if SOURCE_NAMESPACES.contains(&ns) {
             return self.sources.map.get(ns, dbkey).is_some();
         }
-        self.titles.is_some_and(|f| f(ns, dbkey))
+        if let Some(f) = self.titles {
+            return f(ns, dbkey);
+        }
+        self.articles.is_some_and(|a| a.exists(ns, dbkey))
     }
 
     fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)> {
-        self.sources.get(ns, dbkey).and_then(|p| p.redirect)
+        if SOURCE_NAMESPACES.contains(&ns) {
+            return self.sources.get(ns, dbkey).and_then(|p| p.redirect);
+        }
+        self.articles?.get(ns, dbkey)?.redirect.clone()
     }
 }

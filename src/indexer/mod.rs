@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use redirects::{RedirectSpool, Redirects};
 
 use crate::dump::{Dump, DumpError, Location, RawPage};
+use crate::index::articles::Articles;
 use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
 use crate::index::sources::{SourceLookup, Sources};
 use crate::index::{
@@ -593,44 +594,62 @@ impl Clock {
 }
 
 /// Template expansion's inputs, when pages are expanded.
-struct Expansion {
+struct Expansion<'d> {
     info: SourcesInfo,
     sources: Sources,
+    /// The dump's other pages, for article transclusion.
+    articles: Articles<'d>,
     /// The date the expansion's time functions see (`--build-date`, else the newest
     /// revision in the dump).
     build_date: i64,
     config: ExpandConfig,
 }
 
-impl Expansion {
-    /// The stored sources as the expander reads them, without a title map: the titles
-    /// are known only at the build's end.
+impl Expansion<'_> {
+    /// The stored sources as the expander reads them, without a title map (the titles
+    /// are known only at the build's end): other pages come from the dump.
     fn lookup(&self) -> SourceLookup<'_> {
         SourceLookup {
             sources: &self.sources,
             titles: None,
+            articles: Some(&self.articles),
         }
     }
 }
 
 /// The first pass: the templates, modules and messages every page may call, stored in
 /// the staging directory, and the expander's configuration.
-fn prepare_expansion(
+#[allow(clippy::too_many_arguments)]
+fn prepare_expansion<'d>(
     opts: &BuildOptions,
-    dump: &Dump,
-    codec: &TitleCodec,
+    dump: &'d Dump,
+    codec: &'d TitleCodec,
     dir: &Path,
+    tmp: &Path,
     files: &mut BTreeMap<String, u64>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
-) -> Result<Expansion, BuildError> {
+) -> Result<Expansion<'d>, BuildError> {
     let site = dump.siteinfo();
     // The messages file before the dump: a bad one is refused before a pass over it.
     let messages = match &opts.messages {
         Some(path) => Some(stored_messages(path, dir, files)?),
         None => None,
     };
-    let (info, (rec, map)) = sources::first_pass(dump, codec, &site.lang, dir, progress, cancel)?;
+    // An indexed multistream dump's other pages are read from their streams; any
+    // other dump's are stored by the first pass.
+    let directory = dump.stream_directory()?;
+    let spool = directory.is_none().then_some(tmp);
+    let sources::FirstPass {
+        info,
+        sizes: (rec, map),
+        spool,
+    } = sources::first_pass(dump, codec, &site.lang, dir, spool, progress, cancel)?;
+    let articles = match (directory, spool) {
+        (Some(d), _) => Articles::streams(dump, d, codec),
+        (None, Some(s)) => Articles::spooled(s, dump, codec),
+        (None, None) => unreachable!("the first pass spools without a directory"),
+    };
     files.insert(index::files::SOURCES.to_string(), rec);
     files.insert(index::files::SOURCES_MAP.to_string(), map);
     let build_date = opts.build_date.unwrap_or(info.newest_revision);
@@ -641,6 +660,7 @@ fn prepare_expansion(
     Ok(Expansion {
         info,
         sources: Sources::open(dir)?,
+        articles,
         build_date,
         config,
     })
@@ -1129,7 +1149,9 @@ fn build_in_pool(
     let mut files = BTreeMap::new();
     // Templates, modules and messages first: every page may call them.
     let expansion = if parse && opts.expand {
-        let e = prepare_expansion(opts, &dump, &codec, &dir, &mut files, progress, cancel)?;
+        let e = prepare_expansion(
+            opts, &dump, &codec, &dir, &tmp, &mut files, progress, cancel,
+        )?;
         clock.lap("read templates and modules");
         Some(e)
     } else {

@@ -2,8 +2,10 @@
 //! written to `sources.rec` / `sources.fst` before any page is expanded.
 //!
 //! With a multistream index only the streams whose index lines name such a page are
-//! decoded (on enwiki, a few percent of the dump); otherwise the dump is decoded once
-//! more and pages of other namespaces are stepped over without being parsed.
+//! decoded (on enwiki, a few percent of the dump), and other pages are read from their
+//! streams when a page transcludes them. Otherwise the dump is decoded once more and
+//! every other page is stored in a temporary store for the same purpose
+//! ([`crate::index::articles`]).
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -12,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{BuildError, Progress};
 use crate::dump::{Dump, DumpError};
+use crate::index::articles::{Spool, SpoolWriter, source_page};
 use crate::index::sources::{SOURCE_NAMESPACES, SourcePage, SourcesWriter};
-use crate::redirect::{self, RedirectSyntax};
 use crate::title::TitleCodec;
 
 /// What the first pass read, for the manifest.
@@ -27,76 +29,108 @@ pub struct SourcesInfo {
     pub newest_revision: i64,
 }
 
-/// Reads the source pages of `dump` into `dir` and returns what was read; `sizes` are
-/// the two files' sizes.
+/// What the first pass wrote.
+pub(super) struct FirstPass {
+    pub info: SourcesInfo,
+    /// Sizes of `sources.rec` and `sources.fst`.
+    pub sizes: (u64, u64),
+    /// The other pages, when they were stored.
+    pub spool: Option<Spool>,
+}
+
+/// A page the first pass keeps.
+enum Kept {
+    /// A template, module or message, with its revision time.
+    Source(SourcePage, i64),
+    /// Any other page, when they are spooled.
+    Article(SourcePage),
+}
+
+/// Reads the source pages of `dump` into `dir` and returns what was read. With `spool` (a dump without a multistream index), every other
+/// page is stored in a temporary store in that directory, for article transclusion.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn first_pass(
     dump: &Dump,
     codec: &TitleCodec,
     lang: &str,
     dir: &Path,
+    spool: Option<&Path>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
-) -> Result<(SourcesInfo, (u64, u64)), BuildError> {
+) -> Result<FirstPass, BuildError> {
     let prefix_ns = |p: &str| codec.namespaces().id_of(p);
-    let map = |raw: crate::dump::RawPage<'_>, _| -> Result<Option<(SourcePage, i64)>, DumpError> {
-        // Titles that do not parse are reported by the main pass.
-        let Ok(t) = codec.parse_page_title(&raw.title) else {
-            return Ok(None);
-        };
-        let redirect = match redirect::parse(&raw.text, lang, raw.redirect_attr.is_some(), codec) {
-            RedirectSyntax::Target(r) if r.interwiki.is_none() && raw.model == "wikitext" => {
-                Some((r.ns, r.dbkey))
-            }
-            _ => None,
-        };
+    let map = |raw: crate::dump::RawPage<'_>, _| -> Result<Option<Kept>, DumpError> {
         let time = time::OffsetDateTime::parse(
             raw.timestamp.trim(),
             &time::format_description::well_known::Rfc3339,
         )
         .map(|t| t.unix_timestamp())
         .unwrap_or(0);
-        Ok(Some((
-            SourcePage {
-                ns: t.ns,
-                dbkey: t.dbkey,
-                redirect,
-                text: raw.text.into_owned(),
-            },
-            time,
-        )))
+        // Titles that do not parse are reported by the main pass.
+        let Some(page) = source_page(raw, codec, lang) else {
+            return Ok(None);
+        };
+        Ok(Some(if SOURCE_NAMESPACES.contains(&page.ns) {
+            Kept::Source(page, time)
+        } else {
+            Kept::Article(page)
+        }))
     };
     progress.phase("reading templates and modules", dump.bytes().len() as u64);
     let mut every_stream = false;
     let result = loop {
         let mut writer = SourcesWriter::create(dir)?;
+        let mut articles = spool.map(SpoolWriter::create).transpose()?;
         let mut newest = 0i64;
-        let pass = dump.pages_in_namespaces(
-            &SOURCE_NAMESPACES,
-            every_stream,
-            &prefix_ns,
-            map,
-            |(page, time): (SourcePage, i64)| {
-                crate::index::fault::point("sources");
-                newest = newest.max(time);
-                writer
-                    .push(&page)
-                    .map_err(|e| DumpError::Consumer(Box::new(e)))
-            },
-            |done| progress.advance(done),
-            cancel,
-        );
+        let consume = |kept: Option<Kept>| {
+            crate::index::fault::point("sources");
+            let pushed = match kept {
+                Some(Kept::Source(page, time)) => {
+                    newest = newest.max(time);
+                    writer.push(&page)
+                }
+                Some(Kept::Article(page)) => match articles.as_mut() {
+                    Some(a) => a.push(&page),
+                    None => Ok(()),
+                },
+                None => Ok(()),
+            };
+            pushed.map_err(|e| DumpError::Consumer(Box::new(e)))
+        };
+        let pass = match spool {
+            // Every page is parsed: the others are kept too.
+            Some(_) => dump
+                .pages(map, consume, |done| progress.advance(done), cancel)
+                .map(|_| None),
+            None => dump
+                .pages_in_namespaces(
+                    &SOURCE_NAMESPACES,
+                    every_stream,
+                    &prefix_ns,
+                    |raw, loc| Ok(map(raw, loc)?.map(Some)),
+                    consume,
+                    |done| progress.advance(done),
+                    cancel,
+                )
+                .map(|pass| pass.streams_read),
+        };
         match pass {
-            Ok(pass) => {
+            Ok(streams_read) => {
                 let pages = writer.len() as u64;
                 let sizes = writer.finish(dir)?;
-                break Ok((
-                    SourcesInfo {
+                let spooled = match (articles, spool) {
+                    (Some(a), Some(tmp)) => Some(a.finish(tmp)?),
+                    _ => None,
+                };
+                break Ok(FirstPass {
+                    info: SourcesInfo {
                         pages,
-                        streams_read: pass.streams_read,
+                        streams_read,
                         newest_revision: newest,
                     },
                     sizes,
-                ));
+                    spool: spooled,
+                });
             }
             // A page cut across streams: read them all.
             Err(DumpError::StreamFragment { .. }) if !every_stream => every_stream = true,

@@ -4,11 +4,14 @@
 
 use serde::Serialize;
 
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
 use super::{QueryError, find_page};
-use crate::dump::{Dump, DumpError};
-use crate::index::sources::SourceLookup;
+use crate::dump::{Dump, DumpError, StreamDirectory};
+use crate::index::articles::{OtherPages, PageCache, page_of, source_page};
+use crate::index::sources::{SourceLookup, SourcePage};
 use crate::index::{Index, IndexError};
-use std::sync::Arc;
 
 use crate::index::files;
 use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
@@ -96,9 +99,15 @@ pub fn expand_text_with(
         .parse(title.unwrap_or("API"), crate::title::NS_MAIN)
         .map_err(|e| QueryError::NotFound(format!("{:?} is not a valid title: {e}", title)))?;
     let titles = |ns: i32, k: &str| index.find(ns, k).is_some();
+    let articles = IndexPages {
+        index,
+        streams: OnceLock::new(),
+        cache: PageCache::default(),
+    };
     let lookup = SourceLookup {
         sources: &sources,
         titles: Some(&titles),
+        articles: Some(&articles),
     };
     let mut config = ExpandConfig::from_site(&index.manifest().site, build_date(index));
     if let Some(m) = messages.map_or_else(|| index_messages(index), |m| Ok(Some(m)))? {
@@ -137,6 +146,66 @@ pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError>
     let text = page_wikitext(index, rec)?;
     let display = index.display_title(rec);
     expand_text(index, Some(&display), &text)
+}
+
+/// The index's other pages (an article transcluded with `{{:Page}}`), read from the dump
+/// the index was built from when it is still there: from the page's stream when the
+/// build had the multistream index, else by a pass over the dump (as
+/// [`page_wikitext`]). A page the dump no longer gives expands as a missing page.
+struct IndexPages<'i> {
+    index: &'i Index,
+    /// The dump and its directory, opened at the first page asked for.
+    streams: OnceLock<Option<(Dump, StreamDirectory)>>,
+    cache: PageCache,
+}
+
+impl IndexPages<'_> {
+    fn open_streams(&self) -> Option<(Dump, StreamDirectory)> {
+        let source = &self.index.manifest().source;
+        let ix = source.multistream_index.as_ref()?;
+        let size = |p: &str| std::fs::metadata(p).ok().map(|m| m.len());
+        if size(&source.path)? != source.size || size(&ix.path)? != ix.size {
+            return None;
+        }
+        let dump = Dump::open(Path::new(&source.path), Some(Path::new(&ix.path))).ok()?;
+        let dir = dump.stream_directory().ok()??;
+        Some((dump, dir))
+    }
+
+    fn read(&self, ns: i32, dbkey: &str, n: u32) -> Option<SourcePage> {
+        let codec = self.index.codec();
+        let lang = &self.index.manifest().site.lang;
+        if let Some((dump, dir)) = self.streams.get_or_init(|| self.open_streams()) {
+            let title = codec.prefixed_text(ns, dbkey);
+            return dir
+                .read(dump, &title, |raw| source_page(raw, codec, lang))
+                .ok()
+                .flatten()
+                .flatten();
+        }
+        let id = self.index.page(n).ok()?.id;
+        let text = page_text_from_dump(self.index, ns, dbkey, id).ok()?;
+        Some(page_of(
+            ns,
+            dbkey.to_string(),
+            text,
+            true,
+            false,
+            codec,
+            lang,
+        ))
+    }
+}
+
+impl OtherPages for IndexPages<'_> {
+    fn get(&self, ns: i32, dbkey: &str) -> Option<Arc<SourcePage>> {
+        let n = self.index.find(ns, dbkey)?;
+        self.cache.get(ns, dbkey, || self.read(ns, dbkey, n))
+    }
+
+    fn exists(&self, ns: i32, dbkey: &str) -> bool {
+        self.index.find(ns, dbkey).is_some()
+    }
 }
 
 /// The wikitext of a page: from `sources.rec` for templates and modules, else from the

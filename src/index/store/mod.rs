@@ -47,6 +47,18 @@ pub(crate) const TEXT_BLOCK_SIZE: usize = 128 << 10;
 /// for the time of the writer's compressing thread. Decoding speed does not depend on it.
 const LEVEL: i32 = 5;
 
+/// The zstd level of a store of `kind`: [`LEVEL`], but 1 for the build's temporary store
+/// of every page outside the source namespaces (`index::articles`), which is written
+/// once, read for the few pages transcluded, and deleted: the whole dump's text goes
+/// through it, so compression speed matters more than its size there.
+fn level_for(kind: u32) -> i32 {
+    if kind == super::kinds::TEMP_ARTICLES {
+        1
+    } else {
+        LEVEL
+    }
+}
+
 /// Bytes of one block-table entry: compressed end, first record, raw length (`u64`s),
 /// CRC-32 of the block as stored (`u32`).
 const ENTRY_LEN: usize = 28;

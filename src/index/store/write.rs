@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use super::super::IndexError;
 use super::super::file::{FramedWriter, HEADER_LEN};
-use super::{BLOCK_SIZE, Codec, LEVEL};
+use super::{BLOCK_SIZE, Codec, level_for};
 
 /// Full blocks waiting for the compressing thread: enough to ride out a slow write,
 /// few enough that they hold well under a megabyte.
@@ -216,7 +216,8 @@ impl Blocks {
             path: path.to_path_buf(),
             codec: Codec::for_kind(kind),
             out: FramedWriter::create(path, kind)?,
-            zstd: zstd::bulk::Compressor::new(LEVEL).map_err(|e| IndexError::io(path, e))?,
+            zstd: zstd::bulk::Compressor::new(level_for(kind))
+                .map_err(|e| IndexError::io(path, e))?,
             packed: Vec::new(),
             table,
             table_crc: crc32fast::Hasher::new(),
