@@ -173,6 +173,7 @@ fn a_tiny_memory_budget_gives_the_same_index() {
             "links-out",
             "links-in",
             "redirects-to",
+            "articles",
         ] {
             assert!(runs[sorter] >= 10, "{sorter}: {runs:?}");
         }

@@ -3,87 +3,55 @@
 //! module reads one (`mw.title.new(…):getContent()`), since only templates, modules and
 //! messages are read before pages are expanded.
 //!
-//! The multistream index places every title in a stream group; the directory keeps
-//! (title hash, group) pairs sorted by hash — 16 bytes a page, 384 MB for enwiki's
-//! 24 M pages — and a page is read by decoding its group (one bz2 stream of 100 pages
-//! on Wikimedia's dumps) and finding the title in it. The hash only chooses the group:
-//! the page returned is the one whose `<title>` is the title asked for.
+//! The multistream index places every title in a stream group. [`Dump::stream_groups`]
+//! hands each (title hash, group) pair to the caller, which keeps them sorted on disk (a
+//! table in memory would grow with the dump: 16 bytes a page, 384 MB for enwiki), and
+//! returns the groups' byte ranges; a page is read by decoding its group (one bz2 stream
+//! of 100 pages on Wikimedia's dumps) and finding its `<title>`.
 
 use std::ops::Range;
 
 use super::error::DumpError;
-use super::multistream::{MultistreamIndex, title_hash};
+use super::multistream::title_hash;
 use super::{Dump, Plan, RawPage, bz2, xml};
 
-/// Where each page of an indexed multistream dump is, by title.
+/// The byte ranges of an indexed multistream dump's stream groups.
 #[derive(Debug, Clone)]
-pub(crate) struct StreamDirectory {
-    /// (hash of the title as the dump writes it, group), sorted.
-    by_hash: Vec<(u64, u32)>,
-    /// Each group's compressed byte range.
+pub(crate) struct StreamGroups {
     groups: Vec<Range<usize>>,
 }
 
-impl StreamDirectory {
-    pub(super) fn new(ix: &MultistreamIndex, dump_len: usize) -> StreamDirectory {
-        let mut by_hash = Vec::with_capacity(ix.pages as usize);
-        let mut groups = Vec::with_capacity(ix.ranges.len());
-        for (g, r) in ix.ranges.iter().enumerate() {
-            let end = ix.ranges.get(g + 1).map_or(dump_len, |n| n.offset as usize);
-            groups.push((r.offset as usize).min(dump_len)..end.min(dump_len));
-            by_hash.extend(r.entries.iter().map(|e| (e.title_hash, g as u32)));
-        }
-        by_hash.sort_unstable();
-        by_hash.dedup();
-        StreamDirectory { by_hash, groups }
-    }
+/// The hash under which [`Dump::stream_groups`] reports a title (prefixed, with spaces,
+/// as the dump writes it).
+pub(crate) fn dump_title_hash(title: &str) -> u64 {
+    title_hash(title)
+}
 
-    /// The groups listing a title with this hash (one, barring a hash collision).
-    fn groups_of(&self, title: &str) -> impl Iterator<Item = u32> + '_ {
-        let h = title_hash(title);
-        let start = self.by_hash.partition_point(|&(x, _)| x < h);
-        self.by_hash[start..]
-            .iter()
-            .take_while(move |&&(x, _)| x == h)
-            .map(|&(_, g)| g)
-    }
-
-    /// Whether the index lists `title` (as the dump writes titles: prefixed, spaces).
-    /// Decided from the hash alone: a false positive needs two of the dump's titles
-    /// to share 64 bits of hash.
-    pub fn contains(&self, title: &str) -> bool {
-        self.groups_of(title).next().is_some()
-    }
-
-    /// Reads the page titled `title` from `dump` and hands it to `f`; `Ok(None)` when
-    /// the index does not list it or its group does not hold it whole (a page cut
+impl StreamGroups {
+    /// Reads the page titled `title` from group `group` of `dump` and hands it to `f`;
+    /// `Ok(None)` when the group does not hold it whole (a hash collision, or a page cut
     /// across streams of a re-compressed dump).
     pub fn read<R>(
         &self,
         dump: &Dump,
+        group: u32,
         title: &str,
         f: impl FnOnce(RawPage<'_>) -> R,
     ) -> Result<Option<R>, DumpError> {
-        for g in self.groups_of(title) {
-            let range = self.groups[g as usize].clone();
-            let bytes = bz2::decode_range(&dump.path, &dump.data, range.start, range.end)?;
-            let mut found = None;
-            let parsed = xml::parse_pages(complete_pages(&bytes), |p| {
-                if found.is_none() && p.title == title {
-                    found = Some(p);
-                }
-                Ok(())
-            });
-            if parsed.is_err() {
-                // The main pass reports the stream with its location; here it holds
-                // no page.
-                continue;
+        let Some(range) = self.groups.get(group as usize) else {
+            return Ok(None);
+        };
+        let bytes = bz2::decode_range(&dump.path, &dump.data, range.start, range.end)?;
+        let mut found = None;
+        let parsed = xml::parse_pages(complete_pages(&bytes), |p| {
+            if found.is_none() && p.title == title {
+                found = Some(p);
             }
-            if let Some(p) = found {
-                return Ok(Some(f(p)));
-            }
-        }
-        Ok(None)
+            Ok(())
+        });
+        // A group that does not parse holds no page here; the main pass reports it with
+        // its location.
+        Ok(parsed.ok().and(found).map(f))
     }
 }
 
@@ -100,16 +68,27 @@ fn complete_pages(bytes: &[u8]) -> &[u8] {
 }
 
 impl Dump {
-    /// The directory of an indexed multistream dump's pages; `None` for any other
-    /// dump. Waits for the index, and must be called before the main pass, which frees
-    /// the index's entries as it checks them.
-    pub(crate) fn stream_directory(&self) -> Result<Option<StreamDirectory>, DumpError> {
-        match (&self.index, &self.plan) {
-            (Some(load), Plan::Streams(_)) => {
-                let len = self.data.len();
-                Ok(load.with_index(|ix| StreamDirectory::new(ix, len))?)
+    /// For an indexed multistream dump, hands every page's (title hash, group) to `each`
+    /// and returns the groups; `None` for any other dump. Waits for the index, and must
+    /// be called before the main pass, which frees the index's entries as it checks them.
+    pub(crate) fn stream_groups(
+        &self,
+        mut each: impl FnMut(u64, u32),
+    ) -> Result<Option<StreamGroups>, DumpError> {
+        let (Some(load), Plan::Streams(_)) = (&self.index, &self.plan) else {
+            return Ok(None);
+        };
+        let len = self.data.len();
+        load.with_index(|ix| {
+            let mut groups = Vec::with_capacity(ix.ranges.len());
+            for (g, r) in ix.ranges.iter().enumerate() {
+                let end = ix.ranges.get(g + 1).map_or(len, |n| n.offset as usize);
+                groups.push((r.offset as usize).min(len)..end.min(len));
+                for e in &r.entries {
+                    each(e.title_hash, g as u32);
+                }
             }
-            _ => Ok(None),
-        }
+            StreamGroups { groups }
+        })
     }
 }

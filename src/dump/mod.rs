@@ -24,7 +24,7 @@ use std::sync::atomic::AtomicBool;
 use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
-pub(crate) use directory::StreamDirectory;
+pub(crate) use directory::{StreamGroups, dump_title_hash};
 pub(crate) use error::{DumpError, Location};
 pub use multistream::MultistreamIndex;
 pub use xml::RawPage;

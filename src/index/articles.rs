@@ -5,25 +5,31 @@
 //! read from the dump as they are asked for:
 //!
 //! - an indexed multistream dump: the stream holding the page is decoded on demand
-//!   ([`StreamDirectory`]), nothing is written;
+//!   ([`StreamGroups`]);
 //! - any other dump: the first pass, which decodes the whole dump anyway, stores every
-//!   other page in a temporary record store beside the build's spill files, found by a
-//!   hash of its title.
+//!   other page in a temporary record store beside the build's spill files.
 //!
-//! Either way the answer is the dump's page, so a build's output does not depend on the
-//! dump's layout; a small cache serves the repeats (an expander asks for a page's text,
+//! Either way a page is found through a [`Directory`]: (title hash, stream group or
+//! record) pairs sorted on disk by the build's external sorter and memory-mapped, so
+//! that the build's memory does not grow with the dump (in memory they would take 16
+//! bytes a page, 384 MB for enwiki).
+//!
+//! The answer is the dump's page in both cases, so a build's output does not depend on
+//! the dump's layout; a small cache serves the repeats (an expander asks for a page's text,
 //! then for its redirect).
 
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use memmap2::Mmap;
 use rustc_hash::FxHashMap;
 
 use super::sources::{SOURCE_NAMESPACES, SourcePage};
 use super::{IndexError, Store, StoreWriter, kinds};
-use crate::dump::{Dump, RawPage, StreamDirectory};
+use crate::dump::{Dump, RawPage, StreamGroups, dump_title_hash};
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::TitleCodec;
 
@@ -81,70 +87,120 @@ pub(crate) fn page_of(
     }
 }
 
-fn key_hash(ns: i32, dbkey: &str) -> u64 {
+/// The hash a spooled page is found under.
+pub(crate) fn key_hash(ns: i32, dbkey: &str) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     (ns, dbkey).hash(&mut h);
     h.finish()
 }
 
-/// Writes the temporary store of a dump without a multistream index.
+/// Bytes of one directory entry: hash (u64) and slot (u32), little-endian.
+const ENTRY: usize = 12;
+
+/// A sorted table of (hash, slot) pairs in a file, memory-mapped.
+pub(crate) struct Directory {
+    map: Option<Mmap>,
+    len: usize,
+}
+
+impl Directory {
+    /// Writes `entries` (sorted) to `path` and maps the file.
+    pub fn write(
+        path: &Path,
+        entries: impl Iterator<Item = Result<(u64, u32), IndexError>>,
+    ) -> Result<Directory, IndexError> {
+        let io = |e| IndexError::io(path, e);
+        // Read too: the file is mapped once written.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(io)?;
+        let mut out = BufWriter::new(file);
+        let mut len = 0usize;
+        for e in entries {
+            let (hash, slot) = e?;
+            out.write_all(&hash.to_le_bytes()).map_err(io)?;
+            out.write_all(&slot.to_le_bytes()).map_err(io)?;
+            len += 1;
+        }
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        let map = if len == 0 {
+            None
+        } else {
+            // SAFETY: the file was written above, lives in the build's private spill
+            // directory and is not changed while mapped.
+            Some(unsafe { Mmap::map(&file) }.map_err(io)?)
+        };
+        Ok(Directory { map, len })
+    }
+
+    fn entry(&self, i: usize) -> (u64, u32) {
+        let b = &self.map.as_deref().unwrap_or_default()[i * ENTRY..(i + 1) * ENTRY];
+        let hash = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        let slot = u32::from_le_bytes(b[8..].try_into().expect("4 bytes"));
+        (hash, slot)
+    }
+
+    /// The slots listed under `hash`, in order.
+    fn slots(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid).0 < hash {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo..self.len)
+            .map(|i| self.entry(i))
+            .take_while(move |&(h, _)| h == hash)
+            .map(|(_, slot)| slot)
+    }
+}
+
+/// Writes the temporary store of a dump without a multistream index; the caller sorts
+/// the (hash, record) pairs [`SpoolWriter::push`] returns into a [`Directory`].
 pub(crate) struct SpoolWriter {
     store: StoreWriter<SourcePage>,
-    by_hash: Vec<(u64, u32)>,
+    path: PathBuf,
 }
 
 impl SpoolWriter {
     pub fn create(tmp: &Path) -> Result<SpoolWriter, IndexError> {
+        let path = tmp.join(SPOOL);
         Ok(SpoolWriter {
-            store: StoreWriter::create(&tmp.join(SPOOL), kinds::TEMP_ARTICLES)?,
-            by_hash: Vec::new(),
+            store: StoreWriter::create(&path, kinds::TEMP_ARTICLES)?,
+            path,
         })
     }
 
-    pub fn push(&mut self, page: &SourcePage) -> Result<(), IndexError> {
+    /// Stores `page`; returns its directory entry.
+    pub fn push(&mut self, page: &SourcePage) -> Result<(u64, u32), IndexError> {
         let n = u32::try_from(self.store.len()).map_err(|_| IndexError::Encode {
             what: "temporary store of pages",
             message: "more than 2^32 pages".into(),
         })?;
-        self.by_hash.push((key_hash(page.ns, &page.dbkey), n));
-        self.store.push(page)
+        self.store.push(page)?;
+        Ok((key_hash(page.ns, &page.dbkey), n))
     }
 
-    /// Closes the store; the pages are readable with [`Articles::spooled`].
-    pub fn finish(mut self, tmp: &Path) -> Result<Spool, IndexError> {
+    /// Closes the store and opens it for reading.
+    pub fn finish(self) -> Result<Store<SourcePage>, IndexError> {
         self.store.finish()?;
-        // Sorted by (hash, record): of two pages with one title the first is found.
-        self.by_hash.sort_unstable();
-        Ok(Spool {
-            store: Store::open(&tmp.join(SPOOL), kinds::TEMP_ARTICLES)?,
-            by_hash: self.by_hash,
-        })
-    }
-}
-
-/// The finished temporary store.
-pub(crate) struct Spool {
-    store: Store<SourcePage>,
-    by_hash: Vec<(u64, u32)>,
-}
-
-impl Spool {
-    fn records(&self, ns: i32, dbkey: &str) -> impl Iterator<Item = u32> + '_ {
-        let h = key_hash(ns, dbkey);
-        let start = self.by_hash.partition_point(|&(x, _)| x < h);
-        self.by_hash[start..]
-            .iter()
-            .take_while(move |&&(x, _)| x == h)
-            .map(|&(_, n)| n)
+        Store::open(&self.path, kinds::TEMP_ARTICLES)
     }
 }
 
 enum Backing<'a> {
     Streams {
         dump: &'a Dump,
-        dir: StreamDirectory,
+        groups: StreamGroups,
     },
-    Spool(Box<Spool>),
+    Spool(Box<Store<SourcePage>>),
 }
 
 type Key = (i32, String);
@@ -159,44 +215,73 @@ struct Cache {
 /// Pages outside the source namespaces, readable from every expanding thread.
 pub(crate) struct Articles<'a> {
     backing: Backing<'a>,
+    dir: Directory,
     codec: &'a TitleCodec,
     lang: String,
     cache: PageCache,
 }
 
 impl<'a> Articles<'a> {
-    /// The pages of an indexed multistream dump, read on demand.
-    pub fn streams(dump: &'a Dump, dir: StreamDirectory, codec: &'a TitleCodec) -> Articles<'a> {
-        Articles::with(Backing::Streams { dump, dir }, dump, codec)
+    /// The pages of an indexed multistream dump, read on demand; `dir` maps the hash of
+    /// a title as the dump writes it ([`dump_title_hash`]) to its group.
+    pub fn streams(
+        dump: &'a Dump,
+        groups: StreamGroups,
+        dir: Directory,
+        codec: &'a TitleCodec,
+    ) -> Articles<'a> {
+        Articles::with(Backing::Streams { dump, groups }, dir, dump, codec)
     }
 
-    /// The pages the first pass stored.
-    pub fn spooled(spool: Spool, dump: &'a Dump, codec: &'a TitleCodec) -> Articles<'a> {
-        Articles::with(Backing::Spool(Box::new(spool)), dump, codec)
+    /// The pages the first pass stored; `dir` maps [`key_hash`] to records.
+    pub fn spooled(
+        store: Store<SourcePage>,
+        dir: Directory,
+        dump: &'a Dump,
+        codec: &'a TitleCodec,
+    ) -> Articles<'a> {
+        Articles::with(Backing::Spool(Box::new(store)), dir, dump, codec)
     }
 
-    fn with(backing: Backing<'a>, dump: &Dump, codec: &'a TitleCodec) -> Articles<'a> {
+    fn with(
+        backing: Backing<'a>,
+        dir: Directory,
+        dump: &Dump,
+        codec: &'a TitleCodec,
+    ) -> Articles<'a> {
         Articles {
             backing,
+            dir,
             codec,
             lang: dump.siteinfo().lang.clone(),
             cache: PageCache::default(),
         }
     }
 
-    fn read(&self, ns: i32, dbkey: &str) -> Option<SourcePage> {
+    /// The hash the directory lists the page under.
+    fn hash(&self, ns: i32, dbkey: &str) -> u64 {
         match &self.backing {
-            Backing::Streams { dump, dir } => {
+            Backing::Streams { .. } => dump_title_hash(&self.codec.prefixed_text(ns, dbkey)),
+            Backing::Spool(_) => key_hash(ns, dbkey),
+        }
+    }
+
+    fn read(&self, ns: i32, dbkey: &str) -> Option<SourcePage> {
+        let mut slots = self.dir.slots(self.hash(ns, dbkey));
+        match &self.backing {
+            Backing::Streams { dump, groups } => {
                 let title = self.codec.prefixed_text(ns, dbkey);
-                // A stream that cannot be decoded holds no page here; the main pass
-                // reports it with its location.
-                dir.read(dump, &title, |raw| source_page(raw, self.codec, &self.lang))
-                    .ok()
-                    .flatten()
-                    .flatten()
+                slots.find_map(|g| {
+                    // A group that cannot be decoded holds no page here; the main pass
+                    // reports it with its location.
+                    let page = groups.read(dump, g, &title, |raw| {
+                        source_page(raw, self.codec, &self.lang)
+                    });
+                    page.ok().flatten().flatten()
+                })
             }
-            Backing::Spool(s) => s.records(ns, dbkey).find_map(|n| {
-                let p = s.store.get(n as usize).ok()?;
+            Backing::Spool(store) => slots.find_map(|n| {
+                let p = store.get(n as usize).ok()?;
                 (p.ns == ns && p.dbkey == dbkey).then_some(p)
             }),
         }
@@ -205,11 +290,10 @@ impl<'a> Articles<'a> {
 
 impl OtherPages for Articles<'_> {
     /// Whether the dump has the page (a page of a source namespace is not asked here).
+    /// Decided from the hash alone: a false positive needs the title asked for to share
+    /// 64 bits of hash with one of the dump's.
     fn exists(&self, ns: i32, dbkey: &str) -> bool {
-        match &self.backing {
-            Backing::Streams { dir, .. } => dir.contains(&self.codec.prefixed_text(ns, dbkey)),
-            Backing::Spool(s) => s.records(ns, dbkey).next().is_some(),
-        }
+        self.dir.slots(self.hash(ns, dbkey)).next().is_some()
     }
 
     /// The page (namespace, DB key), if the dump has it.

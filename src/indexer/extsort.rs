@@ -98,6 +98,29 @@ impl Item for u64 {
     }
 }
 
+/// A title hash and where its page is (`index::articles::Directory`).
+impl Item for (u64, u32) {
+    fn mem(&self) -> usize {
+        16
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&self.1.to_le_bytes());
+    }
+
+    fn decode(input: &mut impl BufRead) -> std::io::Result<Option<Self>> {
+        let mut b = [0u8; 12];
+        match read_or_end(input, &mut b)? {
+            true => Ok(Some((
+                u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+                u32::from_le_bytes(b[8..].try_into().expect("4 bytes")),
+            ))),
+            false => Ok(None),
+        }
+    }
+}
+
 /// Packs two page numbers so that `u64` order is (a, b) order.
 pub(super) fn pair(a: u32, b: u32) -> u64 {
     (a as u64) << 32 | b as u64

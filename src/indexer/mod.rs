@@ -599,6 +599,8 @@ struct Expansion<'d> {
     sources: Sources,
     /// The dump's other pages, for article transclusion.
     articles: Articles<'d>,
+    /// Runs the sort of their directory spilled.
+    sort_runs: u64,
     /// The date the expansion's time functions see (`--build-date`, else the newest
     /// revision in the dump).
     build_date: i64,
@@ -626,6 +628,7 @@ fn prepare_expansion<'d>(
     codec: &'d TitleCodec,
     dir: &Path,
     tmp: &Path,
+    budget: &Budget,
     files: &mut BTreeMap<String, u64>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
@@ -637,18 +640,33 @@ fn prepare_expansion<'d>(
         None => None,
     };
     // An indexed multistream dump's other pages are read from their streams; any
-    // other dump's are stored by the first pass.
-    let directory = dump.stream_directory()?;
-    let spool = directory.is_none().then_some(tmp);
+    // other dump's are stored by the first pass. The first pass runs alone: the whole
+    // budget is its sorter's.
+    let mut sorter = sources::DirectorySorter::new(tmp, budget.share(1.0));
+    let mut failed = None;
+    let groups = dump.stream_groups(|hash, group| {
+        if failed.is_none()
+            && let Err(e) = sorter.push((hash, group))
+        {
+            failed = Some(e);
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let spool = groups.is_none().then_some((tmp, budget.share(1.0)));
     let sources::FirstPass {
         info,
         sizes: (rec, map),
         spool,
     } = sources::first_pass(dump, codec, &site.lang, dir, spool, progress, cancel)?;
-    let articles = match (directory, spool) {
-        (Some(d), _) => Articles::streams(dump, d, codec),
-        (None, Some(s)) => Articles::spooled(s, dump, codec),
-        (None, None) => unreachable!("the first pass spools without a directory"),
+    let (articles, sort_runs) = match (groups, spool) {
+        (Some(g), _) => {
+            let (d, runs) = sorter.finish(tmp)?;
+            (Articles::streams(dump, g, d, codec), runs)
+        }
+        (None, Some((store, (d, runs)))) => (Articles::spooled(store, d, dump, codec), runs),
+        (None, None) => unreachable!("the first pass spools without stream groups"),
     };
     files.insert(index::files::SOURCES.to_string(), rec);
     files.insert(index::files::SOURCES_MAP.to_string(), map);
@@ -661,6 +679,7 @@ fn prepare_expansion<'d>(
         info,
         sources: Sources::open(dir)?,
         articles,
+        sort_runs,
         build_date,
         config,
     })
@@ -822,8 +841,9 @@ struct Built<'a> {
     clock: Clock,
     budget: &'a Budget,
     spills: BTreeMap<String, u64>,
-    /// What the first pass read, and the build date, when pages were expanded.
-    expansion: Option<(SourcesInfo, i64)>,
+    /// When pages were expanded: what the first pass read, the build date, and the runs
+    /// the sort of the other pages' directory spilled.
+    expansion: Option<(SourcesInfo, i64, u64)>,
 }
 
 /// The manifest of the index in `dir`, with the checksums of the files that have none of
@@ -876,7 +896,13 @@ fn manifest(
             seconds: b.clock.started.elapsed().as_secs_f64(),
             phases: b.clock.phases,
             memory_budget: b.budget.0,
-            sort_runs: b.spills,
+            sort_runs: {
+                let mut runs = b.spills;
+                if let Some(e) = &b.expansion {
+                    runs.insert("articles".to_string(), e.2);
+                }
+                runs
+            },
             expand: b.expansion.is_some(),
             build_date: b.expansion.as_ref().map(|e| rfc3339(e.1)),
             sources: b.expansion.map(|e| e.0),
@@ -1150,7 +1176,7 @@ fn build_in_pool(
     // Templates, modules and messages first: every page may call them.
     let expansion = if parse && opts.expand {
         let e = prepare_expansion(
-            opts, &dump, &codec, &dir, &tmp, &mut files, progress, cancel,
+            opts, &dump, &codec, &dir, &tmp, &budget, &mut files, progress, cancel,
         )?;
         clock.lap("read templates and modules");
         Some(e)
@@ -1236,7 +1262,7 @@ fn build_in_pool(
             clock,
             budget: &budget,
             spills,
-            expansion: expansion.map(|e| (e.info, e.build_date)),
+            expansion: expansion.map(|e| (e.info, e.build_date, e.sort_runs)),
         },
         &dir,
         site,

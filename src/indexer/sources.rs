@@ -12,10 +12,12 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
+use super::extsort::Sorter;
 use super::{BuildError, Progress};
 use crate::dump::{Dump, DumpError};
-use crate::index::articles::{Spool, SpoolWriter, source_page};
+use crate::index::articles::{Directory, SpoolWriter, source_page};
 use crate::index::sources::{SOURCE_NAMESPACES, SourcePage, SourcesWriter};
+use crate::index::{IndexError, Store};
 use crate::title::TitleCodec;
 
 /// What the first pass read, for the manifest.
@@ -34,8 +36,44 @@ pub(super) struct FirstPass {
     pub info: SourcesInfo,
     /// Sizes of `sources.rec` and `sources.fst`.
     pub sizes: (u64, u64),
-    /// The other pages, when they were stored.
-    pub spool: Option<Spool>,
+    /// The other pages, their directory and its sort runs, when they were stored.
+    pub spool: Option<(Store<SourcePage>, (Directory, u64))>,
+}
+
+/// The file of the other pages' directory, in the spill directory.
+pub(super) const DIRECTORY: &str = "articles.dir";
+
+/// Sorts `(title hash, slot)` pairs into a [`Directory`] at `tmp/DIRECTORY`.
+pub(super) struct DirectorySorter(Sorter<(u64, u32)>);
+
+impl DirectorySorter {
+    pub fn new(tmp: &Path, budget: usize) -> DirectorySorter {
+        DirectorySorter(Sorter::new("articles", tmp, budget))
+    }
+
+    pub fn push(&mut self, entry: (u64, u32)) -> Result<(), IndexError> {
+        self.0.push(entry)
+    }
+
+    /// The directory, and how many sorted runs it spilled.
+    pub fn finish(self, tmp: &Path) -> Result<(Directory, u64), IndexError> {
+        let sorted = self.0.finish()?;
+        let runs = sorted.spilled;
+        Ok((Directory::write(&tmp.join(DIRECTORY), sorted)?, runs))
+    }
+}
+
+/// The other pages being stored, and their directory being sorted.
+struct Spooling {
+    writer: SpoolWriter,
+    sorter: DirectorySorter,
+}
+
+impl Spooling {
+    fn push(&mut self, page: &SourcePage) -> Result<(), IndexError> {
+        let entry = self.writer.push(page)?;
+        self.sorter.push(entry)
+    }
 }
 
 /// A page the first pass keeps.
@@ -54,7 +92,7 @@ pub(super) fn first_pass(
     codec: &TitleCodec,
     lang: &str,
     dir: &Path,
-    spool: Option<&Path>,
+    spool: Option<(&Path, usize)>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
 ) -> Result<FirstPass, BuildError> {
@@ -80,7 +118,13 @@ pub(super) fn first_pass(
     let mut every_stream = false;
     let result = loop {
         let mut writer = SourcesWriter::create(dir)?;
-        let mut articles = spool.map(SpoolWriter::create).transpose()?;
+        let mut articles = match spool {
+            Some((tmp, budget)) => Some(Spooling {
+                writer: SpoolWriter::create(tmp)?,
+                sorter: DirectorySorter::new(tmp, budget),
+            }),
+            None => None,
+        };
         let mut newest = 0i64;
         let consume = |kept: Option<Kept>| {
             crate::index::fault::point("sources");
@@ -119,7 +163,7 @@ pub(super) fn first_pass(
                 let pages = writer.len() as u64;
                 let sizes = writer.finish(dir)?;
                 let spooled = match (articles, spool) {
-                    (Some(a), Some(tmp)) => Some(a.finish(tmp)?),
+                    (Some(a), Some((tmp, _))) => Some((a.writer.finish()?, a.sorter.finish(tmp)?)),
                     _ => None,
                 };
                 break Ok(FirstPass {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use super::{QueryError, find_page};
-use crate::dump::{Dump, DumpError, StreamDirectory};
+use crate::dump::{Dump, DumpError, dump_title_hash};
 use crate::index::articles::{OtherPages, PageCache, page_of, source_page};
 use crate::index::sources::{SourceLookup, SourcePage};
 use crate::index::{Index, IndexError};
@@ -154,34 +154,42 @@ pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError>
 /// [`page_wikitext`]). A page the dump no longer gives expands as a missing page.
 struct IndexPages<'i> {
     index: &'i Index,
-    /// The dump and its directory, opened at the first page asked for.
-    streams: OnceLock<Option<(Dump, StreamDirectory)>>,
+    /// The dump with its multistream index, opened at the first page asked for.
+    streams: OnceLock<Option<Dump>>,
     cache: PageCache,
 }
 
 impl IndexPages<'_> {
-    fn open_streams(&self) -> Option<(Dump, StreamDirectory)> {
+    fn open_streams(&self) -> Option<Dump> {
         let source = &self.index.manifest().source;
         let ix = source.multistream_index.as_ref()?;
         let size = |p: &str| std::fs::metadata(p).ok().map(|m| m.len());
         if size(&source.path)? != source.size || size(&ix.path)? != ix.size {
             return None;
         }
-        let dump = Dump::open(Path::new(&source.path), Some(Path::new(&ix.path))).ok()?;
-        let dir = dump.stream_directory().ok()??;
-        Some((dump, dir))
+        Dump::open(Path::new(&source.path), Some(Path::new(&ix.path))).ok()
     }
 
     fn read(&self, ns: i32, dbkey: &str, n: u32) -> Option<SourcePage> {
         let codec = self.index.codec();
         let lang = &self.index.manifest().site.lang;
-        if let Some((dump, dir)) = self.streams.get_or_init(|| self.open_streams()) {
+        if let Some(dump) = self.streams.get_or_init(|| self.open_streams()) {
+            // A scan of the index's entries per page: a command expands a few pages,
+            // and a sorted table of them all would cost 16 bytes a page.
             let title = codec.prefixed_text(ns, dbkey);
-            return dir
-                .read(dump, &title, |raw| source_page(raw, codec, lang))
-                .ok()
-                .flatten()
-                .flatten();
+            let want = dump_title_hash(&title);
+            let mut candidates = Vec::new();
+            let groups = dump
+                .stream_groups(|h, g| {
+                    if h == want {
+                        candidates.push(g);
+                    }
+                })
+                .ok()??;
+            return candidates.into_iter().find_map(|g| {
+                let page = groups.read(dump, g, &title, |raw| source_page(raw, codec, lang));
+                page.ok().flatten().flatten()
+            });
         }
         let id = self.index.page(n).ok()?.id;
         let text = page_text_from_dump(self.index, ns, dbkey, id).ok()?;
