@@ -639,9 +639,9 @@ fn prepare_expansion<'d>(
         Some(path) => Some(stored_messages(path, dir, files)?),
         None => None,
     };
-    // An indexed multistream dump's other pages are read from their streams; any
-    // other dump's are stored by the first pass. The first pass runs alone: the whole
-    // budget is its sorter's.
+    // An indexed multistream dump's other pages are read from their streams, found
+    // through the index's titles, sorted before the first pass (which then runs with
+    // the sorter's memory freed); any other dump's are stored by the first pass.
     let mut sorter = sources::DirectorySorter::new(tmp, budget.share(1.0));
     let mut failed = None;
     let groups = dump.stream_groups(|hash, group| {
@@ -654,17 +654,18 @@ fn prepare_expansion<'d>(
     if let Some(e) = failed {
         return Err(e.into());
     }
-    let spool = groups.is_none().then_some((tmp, budget.share(1.0)));
+    let streams = match groups {
+        Some(g) => Some((g, sorter.finish(tmp)?)),
+        None => None,
+    };
+    let spool = streams.is_none().then_some((tmp, budget.share(1.0)));
     let sources::FirstPass {
         info,
         sizes: (rec, map),
         spool,
     } = sources::first_pass(dump, codec, &site.lang, dir, spool, progress, cancel)?;
-    let (articles, sort_runs) = match (groups, spool) {
-        (Some(g), _) => {
-            let (d, runs) = sorter.finish(tmp)?;
-            (Articles::streams(dump, g, d, codec), runs)
-        }
+    let (articles, sort_runs) = match (streams, spool) {
+        (Some((g, (d, runs))), _) => (Articles::streams(dump, g, d, codec), runs),
         (None, Some((store, (d, runs)))) => (Articles::spooled(store, d, dump, codec), runs),
         (None, None) => unreachable!("the first pass spools without stream groups"),
     };

@@ -84,8 +84,9 @@ enum Kept {
     Article(SourcePage),
 }
 
-/// Reads the source pages of `dump` into `dir` and returns what was read. With `spool` (a dump without a multistream index), every other
-/// page is stored in a temporary store in that directory, for article transclusion.
+/// Reads the source pages of `dump` into `dir` and returns what was read. With `spool`
+/// (for a dump without a multistream index: a directory and a memory budget), every
+/// other page is stored in a temporary store there, for article transclusion.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn first_pass(
     dump: &Dump,
