@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use super::error::DumpError;
 use super::multistream::title_hash;
-use super::{Dump, Plan, RawPage, bz2, xml};
+use super::{Dump, Plan, RawPage, bz2, pieces, xml};
 
 /// The byte ranges of an indexed multistream dump's stream groups.
 #[derive(Debug, Clone)]
@@ -43,7 +43,8 @@ impl StreamGroups {
         };
         let bytes = bz2::decode_range(&dump.path, &dump.data, range.start, range.end)?;
         let mut found = None;
-        let parsed = xml::parse_pages(complete_pages(&bytes), |p| {
+        let pages = pieces::complete_span(&bytes).map_or(&[][..], |(a, b)| &bytes[a..b]);
+        let parsed = xml::parse_pages(pages, |p| {
             if found.is_none() && p.title == title {
                 found = Some(p);
             }
@@ -52,18 +53,6 @@ impl StreamGroups {
         // A group that does not parse holds no page here; the main pass reports it with
         // its location.
         Ok(parsed.ok().and(found).map(f))
-    }
-}
-
-/// The part of decoded stream bytes from the first `<page>` to the last `</page>`.
-fn complete_pages(bytes: &[u8]) -> &[u8] {
-    const OPEN: &[u8] = b"<page>";
-    const CLOSE: &[u8] = b"</page>";
-    let first = memchr::memmem::find(bytes, OPEN);
-    let last = memchr::memmem::rfind(bytes, CLOSE).map(|e| e + CLOSE.len());
-    match (first, last) {
-        (Some(a), Some(b)) if b > a => &bytes[a..b],
-        _ => &[],
     }
 }
 

@@ -188,7 +188,7 @@ struct PieceOut<T> {
 }
 
 /// Splits decoded bytes into (lead end, tail start) around the complete pages.
-fn complete_span(bytes: &[u8]) -> Option<(usize, usize)> {
+pub(super) fn complete_span(bytes: &[u8]) -> Option<(usize, usize)> {
     let first = memchr::memmem::find(bytes, PAGE_OPEN)?;
     let last = memchr::memmem::rfind(bytes, PAGE_CLOSE)? + PAGE_CLOSE.len();
     (last > first).then_some((first, last))

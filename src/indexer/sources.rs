@@ -99,21 +99,23 @@ pub(super) fn first_pass(
 ) -> Result<FirstPass, BuildError> {
     let prefix_ns = |p: &str| codec.namespaces().id_of(p);
     let map = |raw: crate::dump::RawPage<'_>, _| -> Result<Option<Kept>, DumpError> {
-        let time = time::OffsetDateTime::parse(
-            raw.timestamp.trim(),
-            &time::format_description::well_known::Rfc3339,
-        )
-        .map(|t| t.unix_timestamp())
-        .unwrap_or(0);
+        // Only a source page's time is read: when every page is spooled this runs on
+        // the whole dump.
+        let stamp = raw.timestamp.clone();
         // Titles that do not parse are reported by the main pass.
         let Some(page) = source_page(raw, codec, lang) else {
             return Ok(None);
         };
-        Ok(Some(if SOURCE_NAMESPACES.contains(&page.ns) {
-            Kept::Source(page, time)
-        } else {
-            Kept::Article(page)
-        }))
+        if !SOURCE_NAMESPACES.contains(&page.ns) {
+            return Ok(Some(Kept::Article(page)));
+        }
+        let time = time::OffsetDateTime::parse(
+            stamp.trim(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .map(|t| t.unix_timestamp())
+        .unwrap_or(0);
+        Ok(Some(Kept::Source(page, time)))
     };
     progress.phase("reading templates and modules", dump.bytes().len() as u64);
     let mut every_stream = false;
