@@ -131,9 +131,15 @@ fn a_pages_only_index_resolves_and_refuses_what_it_cannot_answer() {
         .collect();
     assert_eq!(
         files,
-        ["manifest.json", "pages.rec", "titles.fst", "warnings.jsonl"]
-            .map(String::from)
-            .into()
+        [
+            "dump-offsets.bin",
+            "manifest.json",
+            "pages.rec",
+            "titles.fst",
+            "warnings.jsonl"
+        ]
+        .map(String::from)
+        .into()
     );
     for table in ["pages", "redirects"] {
         assert_eq!(export(&index, table), export(&full, table), "{table}");
@@ -144,6 +150,14 @@ fn a_pages_only_index_resolves_and_refuses_what_it_cannot_answer() {
             .arg(ix))
     };
     assert_eq!(resolve(&index), resolve(&full));
+    // The wikitext comes from the dump, through the offsets both indexes recorded.
+    let wikitext = |ix: &Path| {
+        ok(wikiwit()
+            .args(["page", "--wikitext", "Ural River", "--index"])
+            .arg(ix))
+    };
+    assert!(wikitext(&index).contains("[["), "{}", wikitext(&index));
+    assert_eq!(wikitext(&index), wikitext(&full));
     let info = ok(wikiwit()
         .args(["info", "--verify", "--json", "--index"])
         .arg(&index));

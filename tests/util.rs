@@ -219,3 +219,11 @@ pub fn python(test: &str) -> Option<PathBuf> {
         }
     }
 }
+
+/// The XML of a bz2 dump (every stream).
+pub fn decompress(src: &Path) -> Vec<u8> {
+    let f = std::fs::File::open(src).expect("dump");
+    let mut out = Vec::new();
+    std::io::copy(&mut bzip2::read::MultiBzDecoder::new(f), &mut out).expect("decode");
+    out
+}

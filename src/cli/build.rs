@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     no_text: bool,
     /// Only pages and titles: no wikitext parsing, so no structure, links or text. The
-    /// fastest build; the index answers `info`, `resolve` and `export pages|redirects`.
+    /// fastest build; the index answers `info`, `resolve`, `export pages|redirects` and `page --wikitext`.
     #[arg(long)]
     pages_only: bool,
     /// Memory the build's sorters may hold before spilling sorted runs to disk, e.g.

@@ -13,6 +13,10 @@ pub struct Args {
     /// the templates, modules and warnings of the expansion).
     #[arg(long)]
     expanded: bool,
+    /// Print the page's wikitext as the dump gives it (read from the dump the index was
+    /// built from; with --json: with its title, page id and revision).
+    #[arg(long, conflicts_with = "expanded")]
+    wikitext: bool,
 }
 
 /// Prints an expansion: the text alone, or everything as JSON.
@@ -35,6 +39,23 @@ pub fn print_expansion(
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if args.wikitext {
+        // Pages, titles and the dump's offsets are enough: a `--pages-only` index too.
+        let index = args.index.open_pages()?;
+        return query_cmds::run(
+            || wikiwit::query::page_source(&index, &args.title),
+            |out, v| {
+                if args.out.json {
+                    return super::print_json(out, &v);
+                }
+                out.write_all(v.text.as_bytes())?;
+                if !v.text.ends_with('\n') {
+                    writeln!(out)?;
+                }
+                Ok(())
+            },
+        );
+    }
     let index = args.index.open()?;
     if args.expanded {
         return query_cmds::run(

@@ -10,10 +10,80 @@
 //! of 100 pages on Wikimedia's dumps) and finding its `<title>`.
 
 use std::ops::Range;
+use std::path::Path;
 
-use super::error::DumpError;
+use memmap2::Mmap;
+
+use super::error::{DumpError, Location};
 use super::multistream::title_hash;
 use super::{Dump, Plan, RawPage, bz2, pieces, xml};
+
+/// What a page's entry point into a dump is (see [`Location::entry_point`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetKind {
+    /// A byte of uncompressed XML where a `<page>` starts.
+    Xml = 1,
+    /// The first byte of a bz2 stream.
+    Bz2Stream = 2,
+}
+
+impl Location {
+    /// Where a reader can start to reach the page found here: its `<page>` in plain
+    /// XML, its bz2 stream in a dump of many streams; `None` inside a single stream.
+    pub fn entry_point(&self) -> Option<(OffsetKind, u64)> {
+        match *self {
+            Location::Plain { offset } => Some((OffsetKind::Xml, offset)),
+            Location::Bz2 { stream_offset, .. } => Some((OffsetKind::Bz2Stream, stream_offset)),
+            Location::Decompressed { .. } => None,
+        }
+    }
+}
+
+/// Reads the dump at `path` from byte `start` (an entry point of `kind`) up to `end`
+/// (or its end), and hands the first whole page that `wanted` accepts to `f`;
+/// `Ok(None)` when there is none. The dump is not opened as a whole (opening scans a
+/// bz2 file for its streams: gigabytes for a single page), so this costs one stream or
+/// a few hundred KiB of XML.
+pub(crate) fn read_page_at<R>(
+    path: &Path,
+    (kind, start): (OffsetKind, u64),
+    end: Option<u64>,
+    wanted: impl Fn(&RawPage<'_>) -> bool,
+    f: impl FnOnce(RawPage<'_>) -> R,
+) -> Result<Option<R>, DumpError> {
+    let io_err = |source| DumpError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    // SAFETY: as in `Dump::open`: the dump is opened read-only and expected not to
+    // change (callers compare its size with the one the index recorded).
+    let data = unsafe { Mmap::map(&file) }.map_err(io_err)?;
+    let len = data.len() as u64;
+    let end = end.unwrap_or(len);
+    if start >= end || end > len {
+        return Ok(None);
+    }
+    let (start, end) = (start as usize, end as usize);
+    let bytes = match kind {
+        OffsetKind::Xml => std::borrow::Cow::Borrowed(&data[start..end]),
+        OffsetKind::Bz2Stream => {
+            if !data[start..].starts_with(b"BZh") {
+                return Ok(None);
+            }
+            std::borrow::Cow::Owned(bz2::decode_range(path, &data, start, end)?)
+        }
+    };
+    let mut found = None;
+    let pages = pieces::complete_span(&bytes).map_or(&[][..], |(a, b)| &bytes[a..b]);
+    let parsed = xml::parse_pages(pages, |p| {
+        if found.is_none() && wanted(&p) {
+            found = Some(p);
+        }
+        Ok(())
+    });
+    Ok(parsed.ok().and(found).map(f))
+}
 
 /// The byte ranges of an indexed multistream dump's stream groups.
 #[derive(Debug, Clone)]

@@ -24,7 +24,8 @@ use std::sync::atomic::AtomicBool;
 use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
-pub(crate) use directory::{StreamGroups, dump_title_hash};
+pub use directory::OffsetKind;
+pub(crate) use directory::{StreamGroups, dump_title_hash, read_page_at};
 pub(crate) use error::{DumpError, Location};
 pub use multistream::MultistreamIndex;
 pub use xml::RawPage;

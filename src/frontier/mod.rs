@@ -124,6 +124,9 @@ pub enum FrontierError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Search(#[from] crate::text::search::SearchError),
+    /// Reading a page's wikitext from the index's dump failed.
+    #[error(transparent)]
+    Dump(Box<QueryError>),
 }
 
 impl FrontierError {
@@ -138,6 +141,9 @@ impl From<QueryError> for FrontierError {
             QueryError::NotFound(m) => FrontierError::NotFound(m),
             QueryError::Index(i) => FrontierError::Index(i),
             QueryError::Search(s) => FrontierError::Search(s),
+            e @ (QueryError::Dump(_) | QueryError::DumpChanged { .. }) => {
+                FrontierError::Dump(Box::new(e))
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub(crate) mod articles;
 pub mod csr;
+mod dump_offsets;
 pub mod fault;
 mod file;
 pub mod manifest;
@@ -21,6 +22,8 @@ pub(crate) mod varint;
 
 use std::path::{Path, PathBuf};
 
+pub(crate) use dump_offsets::DumpOffsetsWriter;
+pub use dump_offsets::{DumpOffsets, PageSpan};
 pub use manifest::Manifest;
 pub(crate) use page_for::Landing;
 pub use page_for::{DeadEnd, DeadRedirect, Named, NotFound};
@@ -40,7 +43,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 
 /// File names inside an index directory.
 pub mod files {
@@ -60,6 +63,8 @@ pub mod files {
     pub(crate) const SOURCES_MAP: &str = "sources.fst";
     /// The build's `--messages` file, as given.
     pub(crate) const MESSAGES: &str = "messages.json";
+    /// Where pages start in the dump (absent for a single-stream bz2 dump).
+    pub(crate) const DUMP_OFFSETS: &str = "dump-offsets.bin";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
@@ -77,6 +82,7 @@ pub mod kinds {
     pub const TEXT: u32 = 11;
     pub(crate) const SOURCES: u32 = 12;
     pub(crate) const SOURCES_MAP: u32 = 13;
+    pub(crate) const DUMP_OFFSETS: u32 = 14;
     /// A build's temporary store of redirect targets (never part of an index).
     pub(crate) const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
     /// A build's temporary store of the pages outside the source namespaces.
@@ -119,7 +125,7 @@ pub enum IndexError {
     )]
     NoText { path: PathBuf },
     #[error(
-        "{path} was built with --pages-only: it answers `info`, `resolve` and `export pages|redirects` only (no structure, links or text); rebuild without --pages-only"
+        "{path} was built with --pages-only: it answers `info`, `resolve`, `export pages|redirects` and `page --wikitext` only (no structure, links or text); rebuild without --pages-only"
     )]
     PagesOnly { path: PathBuf },
     #[error(
@@ -569,7 +575,14 @@ impl Index {
         if self.manifest.build.expand {
             self.sources()?.verify()?;
         }
+        self.dump_offsets()?;
         Ok(())
+    }
+
+    /// Where pages start in the dump the index was built from, read and checked in
+    /// full (`None`: the build could not record them; see `index::dump_offsets`).
+    pub fn dump_offsets(&self) -> Result<Option<DumpOffsets>, IndexError> {
+        DumpOffsets::open(&self.dir)
     }
 }
 

@@ -162,6 +162,8 @@ struct PageOut {
     /// The page's [`PageText`], encoded, and its full-text documents.
     text: Vec<u8>,
     docs: Vec<tantivy::TantivyDocument>,
+    /// Where a reader can start in the dump to reach this page.
+    entry: Option<(crate::dump::OffsetKind, u64)>,
 }
 
 /// What the workers need besides the page.
@@ -245,6 +247,7 @@ fn to_page(
         categories,
         text: text_bytes,
         docs,
+        entry: loc.entry_point(),
     })
 }
 
@@ -784,7 +787,7 @@ type OpenStores = (
 fn close_outputs(
     (pages, graph): (PagesSide, Option<graph::GraphOut>),
     (structures, text_store, text_done): OpenStores,
-    warnings: WarningsWriter,
+    (warnings, offsets): (WarningsWriter, index::DumpOffsetsWriter),
     dir: &Path,
     files: &mut BTreeMap<String, u64>,
     spills: &mut BTreeMap<String, u64>,
@@ -824,6 +827,9 @@ fn close_outputs(
             crate::text::search::DIR.to_string(),
             dir_size(&dir.join(crate::text::search::DIR)),
         );
+    }
+    if let Some(size) = offsets.finish(dir)? {
+        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
     }
     let (warning_count, warnings_size) = warnings.finish()?;
     counts.warnings = warning_count;
@@ -930,6 +936,7 @@ struct Sinks {
     titles: Sorter<KeyVal>,
     redirect_spool: RedirectSpool,
     warnings: WarningsWriter,
+    offsets: index::DumpOffsetsWriter,
     counts: Counts,
     /// The next page's number.
     n: u32,
@@ -968,6 +975,7 @@ impl Sinks {
             titles: Sorter::new("titles", tmp, budget.share(0.15)),
             redirect_spool: RedirectSpool::create(tmp)?,
             warnings: WarningsWriter::create(&dir.join(index::files::WARNINGS))?,
+            offsets: index::DumpOffsetsWriter::new(),
             counts: Counts::default(),
             n: 0,
         })
@@ -1020,6 +1028,7 @@ impl Sinks {
         *self.counts.by_namespace.entry(p.rec.ns).or_default() += 1;
         self.counts.text_bytes += p.rec.len;
         self.pages_tmp.push(&p.rec).map_err(consumer)?;
+        self.offsets.page(n, p.entry);
         self.n += 1;
         Ok(())
     }
@@ -1040,6 +1049,7 @@ struct Sorted {
     text_store: Option<StoreWriter<index::StoredText>>,
     redirect_spool: RedirectSpool,
     warnings: WarningsWriter,
+    offsets: index::DumpOffsetsWriter,
     counts: Counts,
     pages_tmp: Store<PageRecord>,
     title_keys: KeySpool,
@@ -1064,6 +1074,7 @@ impl Sinks {
             titles,
             redirect_spool,
             mut warnings,
+            offsets,
             mut counts,
             ..
         } = self;
@@ -1089,6 +1100,7 @@ impl Sinks {
             text_store,
             redirect_spool,
             warnings,
+            offsets,
             counts,
             pages_tmp,
             title_keys,
@@ -1242,7 +1254,7 @@ fn build_in_pool(
     let text_crcs = close_outputs(
         sides,
         stores,
-        rest.warnings,
+        (rest.warnings, rest.offsets),
         &dir,
         &mut files,
         &mut spills,

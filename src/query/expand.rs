@@ -4,14 +4,13 @@
 
 use serde::Serialize;
 
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use super::{QueryError, find_page};
-use crate::dump::{Dump, DumpError, dump_title_hash};
-use crate::index::articles::{OtherPages, PageCache, page_of, source_page};
+use crate::dump::{Dump, RawPage, read_page_at};
+use crate::index::articles::{OtherPages, PageCache, page_of};
 use crate::index::sources::{SourceLookup, SourcePage};
-use crate::index::{Index, IndexError};
+use crate::index::{DumpOffsets, Index, IndexError};
 
 use crate::index::files;
 use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
@@ -101,7 +100,7 @@ pub fn expand_text_with(
     let titles = |ns: i32, k: &str| index.find(ns, k).is_some();
     let articles = IndexPages {
         index,
-        streams: OnceLock::new(),
+        offsets: OnceLock::new(),
         cache: PageCache::default(),
     };
     let lookup = SourceLookup {
@@ -139,7 +138,7 @@ pub fn expand_text_with(
 
 /// The expanded wikitext of page `title`. The index does not keep pages' wikitext (it
 /// would double its size): source pages come from `sources.rec`, other pages from the
-/// dump the index was built from, read again (every stream of it; minutes on enwiki).
+/// dump the index was built from ([`page_wikitext`]).
 pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError> {
     let page = find_page(index, title)?;
     let rec = &page.record;
@@ -148,51 +147,48 @@ pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError>
     expand_text(index, Some(&display), &text)
 }
 
+/// A page's wikitext as the dump gives it (`page --wikitext`).
+#[derive(Debug, Clone, Serialize)]
+pub struct WikitextView {
+    /// The page's title (prefixed text), after redirects.
+    pub title: String,
+    pub page_id: u64,
+    pub rev_id: u64,
+    pub text: String,
+}
+
+/// The wikitext of page `title` (redirects followed), read as [`page_wikitext`] does.
+pub fn page_source(index: &Index, title: &str) -> Result<WikitextView, QueryError> {
+    let page = find_page(index, title)?;
+    let rec = &page.record;
+    Ok(WikitextView {
+        title: index.display_title(rec),
+        page_id: rec.id,
+        rev_id: rec.rev_id,
+        text: page_wikitext(index, rec)?,
+    })
+}
+
 /// The index's other pages (an article transcluded with `{{:Page}}`), read from the dump
-/// the index was built from when it is still there: from the page's stream when the
-/// build had the multistream index, else by a pass over the dump (as
-/// [`page_wikitext`]). A page the dump no longer gives expands as a missing page.
+/// the index was built from when it is still there (as [`page_wikitext`]). A page the
+/// dump no longer gives expands as a missing page.
 struct IndexPages<'i> {
     index: &'i Index,
-    /// The dump with its multistream index, opened at the first page asked for.
-    streams: OnceLock<Option<Dump>>,
+    /// `dump-offsets.bin`, read at the first page asked for.
+    offsets: OnceLock<Option<DumpOffsets>>,
     cache: PageCache,
 }
 
 impl IndexPages<'_> {
-    fn open_streams(&self) -> Option<Dump> {
-        let source = &self.index.manifest().source;
-        let ix = source.multistream_index.as_ref()?;
-        let size = |p: &str| std::fs::metadata(p).ok().map(|m| m.len());
-        if size(&source.path)? != source.size || size(&ix.path)? != ix.size {
-            return None;
-        }
-        Dump::open(Path::new(&source.path), Some(Path::new(&ix.path))).ok()
-    }
-
     fn read(&self, ns: i32, dbkey: &str, n: u32) -> Option<SourcePage> {
+        let offsets = self
+            .offsets
+            .get_or_init(|| self.index.dump_offsets().ok().flatten());
+        let id = self.index.page(n).ok()?.id;
+        let at = Some(n).zip(offsets.as_ref());
+        let text = text_from_dump(self.index, at, ns, dbkey, id).ok()?;
         let codec = self.index.codec();
         let lang = &self.index.manifest().site.lang;
-        if let Some(dump) = self.streams.get_or_init(|| self.open_streams()) {
-            // A scan of the index's entries per page: a command expands a few pages,
-            // and a sorted table of them all would cost 16 bytes a page.
-            let title = codec.prefixed_text(ns, dbkey);
-            let want = dump_title_hash(&title);
-            let mut candidates = Vec::new();
-            let groups = dump
-                .stream_groups(|h, g| {
-                    if h == want {
-                        candidates.push(g);
-                    }
-                })
-                .ok()??;
-            return candidates.into_iter().find_map(|g| {
-                let page = groups.read(dump, g, &title, |raw| source_page(raw, codec, lang));
-                page.ok().flatten().flatten()
-            });
-        }
-        let id = self.index.page(n).ok()?.id;
-        let text = page_text_from_dump(self.index, ns, dbkey, id).ok()?;
         Some(page_of(
             ns,
             dbkey.to_string(),
@@ -217,7 +213,7 @@ impl OtherPages for IndexPages<'_> {
 }
 
 /// The wikitext of a page: from `sources.rec` for templates and modules, else from the
-/// dump the index was built from, read again (see [`expand_page`]).
+/// dump the index was built from (see [`text_from_dump`]).
 pub(crate) fn page_wikitext(
     index: &Index,
     rec: &crate::index::PageRecord,
@@ -227,42 +223,77 @@ pub(crate) fn page_wikitext(
     } else {
         None
     };
-    match stored {
-        Some(t) => Ok(t),
-        None => page_text_from_dump(index, rec.ns, &rec.dbkey, rec.id),
+    if let Some(t) = stored {
+        return Ok(t);
     }
+    // The page's number: the one its title maps to (a duplicate title's dropped page
+    // has none, and is read by a pass).
+    let n = index
+        .find(rec.ns, &rec.dbkey)
+        .filter(|&n| index.page(n).is_ok_and(|r| r.id == rec.id));
+    let offsets = index.dump_offsets()?;
+    text_from_dump(index, n.zip(offsets.as_ref()), rec.ns, &rec.dbkey, rec.id)
 }
 
 /// Reads one page's wikitext from the index's dump (checked by size against the
-/// manifest).
-fn page_text_from_dump(index: &Index, ns: i32, dbkey: &str, id: u64) -> Result<String, QueryError> {
+/// manifest): with the dump's offsets (`at`: the page's number and `dump-offsets.bin`),
+/// one bz2 stream or a few hundred KiB of XML; without them (a single-stream bz2 dump),
+/// a pass over the whole dump.
+fn text_from_dump(
+    index: &Index,
+    at: Option<(u32, &DumpOffsets)>,
+    ns: i32,
+    dbkey: &str,
+    id: u64,
+) -> Result<String, QueryError> {
     let m = index.manifest();
     let path = std::path::Path::new(&m.source.path);
-    let changed = || {
-        QueryError::Index(IndexError::DataCorruption {
-            path: path.to_path_buf(),
-            comment: "the dump the index was built from is no longer there as it was (size differs); the page's wikitext is not in the index".into(),
-        })
+    let changed = |why: &str| QueryError::DumpChanged {
+        path: path.to_path_buf(),
+        why: why.to_string(),
     };
-    let size = std::fs::metadata(path).map_err(|_| changed())?.len();
+    let size = std::fs::metadata(path)
+        .map_err(|_| changed("missing"))?
+        .len();
     if size != m.source.size {
-        return Err(changed());
+        return Err(changed("size differs"));
     }
-    let dump = Dump::open(path, None).map_err(|e| dump_error(index, e))?;
     let codec = index.codec();
+    let wanted = |raw: &RawPage<'_>| {
+        raw.id == id
+            && codec
+                .parse_page_title(&raw.title)
+                .is_ok_and(|t| t.ns == ns && t.dbkey == dbkey)
+    };
+    if let Some(span) = at.and_then(|(n, offsets)| offsets.span(n)) {
+        // The page may continue into the next entry's stream (pbzip2-style dumps).
+        let ends = [span.end, span.end_wide];
+        for end in ends
+            .into_iter()
+            .take(if span.end.is_some() { 2 } else { 1 })
+        {
+            let read = read_page_at(path, (span.kind, span.start), end, wanted, |raw| {
+                raw.text.into_owned()
+            })
+            .map_err(QueryError::Dump)?;
+            if let Some(text) = read {
+                return Ok(text);
+            }
+        }
+        let title = codec.prefixed_text(ns, dbkey);
+        return Err(changed(&format!(
+            "page {title:?} is not at byte {} where the build found it",
+            span.start
+        )));
+    }
+    let dump = Dump::open(path, None).map_err(QueryError::Dump)?;
     let mut found = None;
     let cancel = std::sync::atomic::AtomicBool::new(false);
     dump.pages_in_namespaces(
         &[ns],
         true,
         &|_| None,
-        |raw, _| {
-            Ok((raw.id == id
-                && codec
-                    .parse_page_title(&raw.title)
-                    .is_ok_and(|t| t.ns == ns && t.dbkey == dbkey))
-            .then(|| raw.text.into_owned()))
-        },
+        |raw, _| Ok(wanted(&raw).then(|| raw.text.into_owned())),
         |text| {
             found.get_or_insert(text);
             Ok(())
@@ -270,13 +301,6 @@ fn page_text_from_dump(index: &Index, ns: i32, dbkey: &str, id: u64) -> Result<S
         |_| {},
         &cancel,
     )
-    .map_err(|e| dump_error(index, e))?;
+    .map_err(QueryError::Dump)?;
     found.ok_or_else(|| QueryError::NotFound(format!("page {dbkey:?} is not in the dump")))
-}
-
-fn dump_error(index: &Index, e: DumpError) -> QueryError {
-    QueryError::Index(IndexError::DataCorruption {
-        path: std::path::PathBuf::from(&index.manifest().source.path),
-        comment: e.to_string(),
-    })
 }

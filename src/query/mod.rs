@@ -13,7 +13,9 @@ use serde::Serialize;
 
 pub use category::{CategoryView, category};
 pub(crate) use expand::page_wikitext;
-pub use expand::{ExpandView, WarningView, expand_page, expand_text_with};
+pub use expand::{
+    ExpandView, WarningView, WikitextView, expand_page, expand_text_with, page_source,
+};
 pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
 pub use tables::{
@@ -33,6 +35,17 @@ pub enum QueryError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Search(#[from] crate::text::search::SearchError),
+    /// Reading a page's wikitext from the dump the index was built from failed.
+    #[error(transparent)]
+    Dump(#[from] crate::dump::DumpError),
+    /// The dump the index was built from is gone or is another file now.
+    #[error(
+        "{}: the dump the index was built from is no longer there as it was ({why}); the page's wikitext is not in the index", path.display()
+    )]
+    DumpChanged {
+        path: std::path::PathBuf,
+        why: String,
+    },
 }
 
 impl QueryError {
