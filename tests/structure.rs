@@ -408,9 +408,10 @@ fn sample_wiki_structure_queries() {
 
 /// `Agriculture` transcludes the article `{{:Agricultural science}}`: MediaWiki expands
 /// it like a template and records its links for Agriculture. The build reads the
-/// article from the dump — from its stream with a multistream index, from the first
-/// pass's store without one — and records the same article links, marked as coming from
-/// the transcluded page.
+/// article from the dump — from its stream with a multistream index, from the stream or
+/// XML slice the first pass noted without one, from the first pass's store in a single
+/// bz2 stream — and records the same article links, marked as coming from the
+/// transcluded page.
 #[test]
 fn links_of_a_transcluded_article_match_mediawiki() {
     let oracle_dir = oracle("enwiki-2016-206pages");
@@ -434,7 +435,9 @@ fn links_of_a_transcluded_article_match_mediawiki() {
     };
     let tmp = tempdir();
     let idx = data("enwiki-2016-206pages-multistream-index.txt.bz2");
-    let layouts: [(&str, PathBuf, Vec<&str>); 2] = [
+    let plain = tmp.path().join("enwiki.xml");
+    std::fs::write(&plain, decompress(&data("enwiki-2016-206pages.xml.bz2"))).unwrap();
+    let layouts: [(&str, PathBuf, Vec<&str>); 4] = [
         (
             "single stream",
             data("enwiki-2016-206pages.xml.bz2"),
@@ -445,6 +448,12 @@ fn links_of_a_transcluded_article_match_mediawiki() {
             data("enwiki-2016-206pages-multistream.xml.bz2"),
             vec!["--multistream-index", idx.to_str().unwrap()],
         ),
+        (
+            "multistream without index",
+            data("enwiki-2016-206pages-multistream.xml.bz2"),
+            vec![],
+        ),
+        ("plain XML", plain.clone(), vec![]),
     ];
     for (what, dump, extra) in layouts {
         let index = tmp.path().join(what.replace(' ', "-"));

@@ -178,6 +178,12 @@ impl Dump {
         &self.data
     }
 
+    /// Whether a page can be reached without decoding what precedes it: plain XML, or
+    /// bz2 decoded stream by stream (see `Location::entry_point`).
+    pub(crate) fn has_entry_points(&self) -> bool {
+        !matches!(self.plan, Plan::Sequential)
+    }
+
     pub fn format(&self) -> DumpFormat {
         match &self.plan {
             Plan::Plain => DumpFormat::Xml,

@@ -6,15 +6,19 @@
 //!
 //! - an indexed multistream dump: the stream holding the page is decoded on demand
 //!   ([`StreamGroups`]);
-//! - any other dump: the first pass, which decodes the whole dump anyway, stores every
-//!   other page in a temporary record store beside the build's spill files.
+//! - plain XML, or bz2 decoded stream by stream without an index: the first pass, which
+//!   reads the whole dump anyway, notes where each page can be reached
+//!   ([`DumpOffsets`], the entries of `dump-offsets.bin`), and its stream or XML slice
+//!   is read on demand;
+//! - a single bz2 stream, which cannot be entered in the middle: the first pass stores
+//!   every other page in a temporary record store beside the build's spill files.
 //!
-//! Either way a page is found through a [`Directory`]: (title hash, stream group or
-//! record) pairs sorted on disk by the build's external sorter and memory-mapped, so
-//! that the build's memory does not grow with the dump (in memory they would take 16
-//! bytes a page, 384 MB for enwiki).
+//! Each way a page is found through a [`Directory`]: (title hash, stream group, page
+//! number or record) pairs sorted on disk by the build's external sorter and
+//! memory-mapped, so that the build's memory does not grow with the dump (in memory
+//! they would take 16 bytes a page, 384 MB for enwiki).
 //!
-//! The answer is the dump's page in both cases, so a build's output does not depend on
+//! The answer is the dump's page in every case, so a build's output does not depend on
 //! the dump's layout; a small cache serves the repeats (an expander asks for a page's text,
 //! then for its redirect).
 
@@ -28,7 +32,7 @@ use memmap2::Mmap;
 use rustc_hash::FxHashMap;
 
 use super::sources::{SOURCE_NAMESPACES, SourcePage};
-use super::{IndexError, Store, StoreWriter, kinds};
+use super::{DumpOffsets, IndexError, Store, StoreWriter, kinds};
 use crate::dump::{Dump, RawPage, StreamGroups, dump_title_hash};
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::TitleCodec;
@@ -200,6 +204,11 @@ enum Backing<'a> {
         dump: &'a Dump,
         groups: StreamGroups,
     },
+    /// Slots are page numbers, read through the dump's entry points.
+    Points {
+        dump: &'a Dump,
+        offsets: DumpOffsets,
+    },
     Spool(Box<Store<SourcePage>>),
 }
 
@@ -233,14 +242,25 @@ impl<'a> Articles<'a> {
         Articles::with(Backing::Streams { dump, groups }, dir, dump, codec)
     }
 
+    /// The pages of a dump with entry points, read on demand; `dir` maps [`key_hash`]
+    /// to page numbers, `offsets` (from the first pass) page numbers to the dump's bytes.
+    pub fn points(
+        dump: &'a Dump,
+        offsets: DumpOffsets,
+        dir: Directory,
+        codec: &'a TitleCodec,
+    ) -> Articles<'a> {
+        Articles::with(Backing::Points { dump, offsets }, dir, dump, codec)
+    }
+
     /// The pages the first pass stored; `dir` maps [`key_hash`] to records.
     pub fn spooled(
-        store: Store<SourcePage>,
+        store: Box<Store<SourcePage>>,
         dir: Directory,
         dump: &'a Dump,
         codec: &'a TitleCodec,
     ) -> Articles<'a> {
-        Articles::with(Backing::Spool(Box::new(store)), dir, dump, codec)
+        Articles::with(Backing::Spool(store), dir, dump, codec)
     }
 
     fn with(
@@ -262,7 +282,7 @@ impl<'a> Articles<'a> {
     fn hash(&self, ns: i32, dbkey: &str) -> u64 {
         match &self.backing {
             Backing::Streams { .. } => dump_title_hash(&self.codec.prefixed_text(ns, dbkey)),
-            Backing::Spool(_) => key_hash(ns, dbkey),
+            Backing::Points { .. } | Backing::Spool(_) => key_hash(ns, dbkey),
         }
     }
 
@@ -280,6 +300,18 @@ impl<'a> Articles<'a> {
                     page.ok().flatten().flatten()
                 })
             }
+            Backing::Points { dump, offsets } => slots.find_map(|n| {
+                let wanted = |raw: &RawPage<'_>| {
+                    self.codec
+                        .parse_page_title(&raw.title)
+                        .is_ok_and(|t| t.ns == ns && t.dbkey == dbkey)
+                };
+                // As for a group above: a span that cannot be read holds no page here.
+                let read = offsets.read_page(dump.path(), n, wanted, |raw| {
+                    source_page(raw, self.codec, &self.lang)
+                });
+                read.ok().flatten().flatten()
+            }),
             Backing::Spool(store) => slots.find_map(|n| {
                 let p = store.get(n as usize).ok()?;
                 (p.ns == ns && p.dbkey == dbkey).then_some(p)

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use crate::dump::OffsetKind;
+use crate::dump::{DumpError, OffsetKind, RawPage, read_page_at};
 
 use super::file::{FramedFile, FramedWriter};
 use super::{IndexError, files, kinds};
@@ -25,7 +25,8 @@ pub(crate) const XML_STEP: u64 = 256 << 10;
 /// Collects the entries while pages arrive in dump order.
 pub(crate) struct DumpOffsetsWriter {
     kind: Option<OffsetKind>,
-    entries: Vec<(u32, u64)>,
+    pages: Vec<u32>,
+    offsets: Vec<u64>,
     /// A page came without a usable position: no file is written.
     unusable: bool,
 }
@@ -34,7 +35,8 @@ impl DumpOffsetsWriter {
     pub fn new() -> DumpOffsetsWriter {
         DumpOffsetsWriter {
             kind: None,
-            entries: Vec::new(),
+            pages: Vec::new(),
+            offsets: Vec::new(),
             unusable: false,
         }
     }
@@ -49,31 +51,43 @@ impl DumpOffsetsWriter {
             self.unusable = true;
             return;
         }
-        let new = match self.entries.last() {
+        let new = match self.offsets.last() {
             None => true,
-            Some(&(_, last)) => match kind {
+            Some(&last) => match kind {
                 OffsetKind::Bz2Stream => offset > last,
                 OffsetKind::Xml => offset >= last.saturating_add(XML_STEP),
             },
         };
         if new {
-            self.entries.push((n, offset));
+            self.pages.push(n);
+            self.offsets.push(offset);
         }
+    }
+
+    /// The entries, to read pages by number while the build runs (`None` when some
+    /// page had no position).
+    pub fn into_offsets(self) -> Option<DumpOffsets> {
+        let kind = self.kind.filter(|_| !self.unusable)?;
+        Some(DumpOffsets {
+            kind,
+            pages: self.pages,
+            offsets: self.offsets,
+        })
     }
 
     /// Writes the file into `dir` and returns its size, or `None` (nothing written) when
     /// some page had no position.
     pub fn finish(self, dir: &Path) -> Result<Option<u64>, IndexError> {
-        let Some(kind) = self.kind.filter(|_| !self.unusable) else {
+        let Some(o) = self.into_offsets() else {
             return Ok(None);
         };
         let mut w = FramedWriter::create(&dir.join(files::DUMP_OFFSETS), kinds::DUMP_OFFSETS)?;
-        w.write(&(kind as u32).to_le_bytes())?;
-        w.write(&(self.entries.len() as u64).to_le_bytes())?;
-        for &(page, _) in &self.entries {
+        w.write(&(o.kind as u32).to_le_bytes())?;
+        w.write(&(o.pages.len() as u64).to_le_bytes())?;
+        for page in &o.pages {
             w.write(&page.to_le_bytes())?;
         }
-        for &(_, offset) in &self.entries {
+        for offset in &o.offsets {
             w.write(&offset.to_le_bytes())?;
         }
         w.finish().map(Some)
@@ -141,6 +155,29 @@ impl DumpOffsets {
             pages,
             offsets,
         }))
+    }
+
+    /// Reads page number `n` from the dump at `path` (the one these offsets were taken
+    /// from): hands the first page of its span that `wanted` accepts to `f`. `Ok(None)`
+    /// when the span holds no such page (the dump is not the one indexed).
+    pub(crate) fn read_page<R>(
+        &self,
+        path: &Path,
+        n: u32,
+        wanted: impl Fn(&RawPage<'_>) -> bool,
+        f: impl Fn(RawPage<'_>) -> R,
+    ) -> Result<Option<R>, DumpError> {
+        let Some(span) = self.span(n) else {
+            return Ok(None);
+        };
+        // The page may continue into the next entry's stream (pbzip2-style dumps).
+        let wide = span.end.is_some().then_some(span.end_wide);
+        for end in [Some(span.end), wide].into_iter().flatten() {
+            if let Some(r) = read_page_at(path, (span.kind, span.start), end, &wanted, &f)? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
     }
 
     /// Where to read page number `n`.

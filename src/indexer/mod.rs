@@ -644,7 +644,7 @@ fn prepare_expansion<'d>(
     };
     // An indexed multistream dump's other pages are read from their streams, found
     // through the index's titles, sorted before the first pass (which then runs with
-    // the sorter's memory freed); any other dump's are stored by the first pass.
+    // the sorter's memory freed); any other dump's are found or stored by the first pass.
     let mut sorter = sources::DirectorySorter::new(tmp, budget.share(1.0));
     let mut failed = None;
     let groups = dump.stream_groups(|hash, group| {
@@ -661,16 +661,31 @@ fn prepare_expansion<'d>(
         Some(g) => Some((g, sorter.finish(tmp)?)),
         None => None,
     };
-    let spool = streams.is_none().then_some((tmp, budget.share(1.0)));
+    let collect = match (&streams, dump.has_entry_points()) {
+        (Some(_), _) => None,
+        (None, true) => Some(sources::Collect::Points),
+        (None, false) => Some(sources::Collect::Spool),
+    };
+    let others = collect.map(|c| (c, tmp, budget.share(1.0)));
     let sources::FirstPass {
         info,
         sizes: (rec, map),
-        spool,
-    } = sources::first_pass(dump, codec, &site.lang, dir, spool, progress, cancel)?;
-    let (articles, sort_runs) = match (streams, spool) {
+        others,
+    } = sources::first_pass(dump, codec, &site.lang, dir, others, progress, cancel)?;
+    let (articles, sort_runs) = match (streams, others) {
         (Some((g, (d, runs))), _) => (Articles::streams(dump, g, d, codec), runs),
-        (None, Some((store, (d, runs)))) => (Articles::spooled(store, d, dump, codec), runs),
-        (None, None) => unreachable!("the first pass spools without stream groups"),
+        (None, Some((sources::Others::Points(o), (d, runs)))) => {
+            (Articles::points(dump, o, d, codec), runs)
+        }
+        (None, Some((sources::Others::Spooled(store), (d, runs)))) => {
+            (Articles::spooled(store, d, dump, codec), runs)
+        }
+        (None, None) => {
+            return Err(BuildError::Dump(DumpError::Internal {
+                message: "the first pass collected no pages for a dump without stream groups"
+                    .into(),
+            }));
+        }
     };
     files.insert(index::files::SOURCES.to_string(), rec);
     files.insert(index::files::SOURCES_MAP.to_string(), map);

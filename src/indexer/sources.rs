@@ -3,9 +3,10 @@
 //!
 //! With a multistream index only the streams whose index lines name such a page are
 //! decoded (on enwiki, a few percent of the dump), and other pages are read from their
-//! streams when a page transcludes them. Otherwise the dump is decoded once more and
-//! every other page is stored in a temporary store for the same purpose
-//! ([`crate::index::articles`]).
+//! streams when a page transcludes them. Otherwise the dump is read once more, and of
+//! every other page the pass notes where it can be reached (plain XML, bz2 of many
+//! streams) or, in a single bz2 stream, stores it in a temporary store, for the same
+//! purpose ([`crate::index::articles`]).
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -14,10 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use super::extsort::Sorter;
 use super::{BuildError, Progress};
-use crate::dump::{Dump, DumpError};
-use crate::index::articles::{Directory, SpoolWriter, source_page};
+use crate::dump::{Dump, DumpError, OffsetKind};
+use crate::index::articles::{Directory, SpoolWriter, key_hash, source_page};
 use crate::index::sources::{SOURCE_NAMESPACES, SourcePage, SourcesWriter};
-use crate::index::{IndexError, Store};
+use crate::index::{DumpOffsets, DumpOffsetsWriter, IndexError, Store};
 use crate::title::TitleCodec;
 
 /// What the first pass read, for the manifest.
@@ -36,8 +37,24 @@ pub(super) struct FirstPass {
     pub info: SourcesInfo,
     /// Sizes of `sources.rec` and `sources.fst`.
     pub sizes: (u64, u64),
-    /// The other pages, their directory and its sort runs, when they were stored.
-    pub spool: Option<(Store<SourcePage>, (Directory, u64))>,
+    /// The other pages, as the pass was asked to collect them, and their directory
+    /// with the number of runs its sorter spilled.
+    pub others: Option<(Others, (Directory, u64))>,
+}
+
+/// How the first pass collects the pages outside the source namespaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Collect {
+    /// Where each can be reached: the dump has entry points.
+    Points,
+    /// Their text, in a temporary store.
+    Spool,
+}
+
+/// The other pages, as collected.
+pub(super) enum Others {
+    Points(DumpOffsets),
+    Spooled(Box<Store<SourcePage>>),
 }
 
 /// The file of the other pages' directory, in the spill directory.
@@ -63,17 +80,14 @@ impl DirectorySorter {
     }
 }
 
-/// The other pages being stored, and their directory being sorted.
-struct Spooling {
-    writer: SpoolWriter,
+/// What the pass keeps of the other pages while it reads.
+struct Collecting {
+    spool: Option<SpoolWriter>,
+    /// Entry points of every page, numbered in dump order as the main pass numbers them.
+    points: DumpOffsetsWriter,
     sorter: DirectorySorter,
-}
-
-impl Spooling {
-    fn push(&mut self, page: &SourcePage) -> Result<(), IndexError> {
-        let entry = self.writer.push(page)?;
-        self.sorter.push(entry)
-    }
+    /// The next page's number.
+    n: u32,
 }
 
 /// A page the first pass keeps.
@@ -82,70 +96,127 @@ enum Kept {
     Source(SourcePage, i64),
     /// Any other page, when they are spooled.
     Article(SourcePage),
+    /// An article's [`key_hash`]: it is reached through its item's entry point.
+    Point(u64),
 }
 
-/// Reads the source pages of `dump` into `dir` and returns what was read. With `spool`
-/// (for a dump without a multistream index: a directory and a memory budget), every
-/// other page is stored in a temporary store there, for article transclusion.
+/// A page as the pass's workers hand it over.
+struct Item {
+    kept: Option<Kept>,
+    entry: Option<(OffsetKind, u64)>,
+}
+
+impl Collecting {
+    fn new((collect, tmp, budget): (Collect, &Path, usize)) -> Result<Collecting, IndexError> {
+        Ok(Collecting {
+            spool: match collect {
+                Collect::Spool => Some(SpoolWriter::create(tmp)?),
+                Collect::Points => None,
+            },
+            points: DumpOffsetsWriter::new(),
+            sorter: DirectorySorter::new(tmp, budget),
+            n: 0,
+        })
+    }
+
+    fn take(&mut self, item: &mut Item) -> Result<(), IndexError> {
+        let n = self.n;
+        self.n = self.n.saturating_add(1);
+        self.points.page(n, item.entry);
+        match item.kept.take() {
+            Some(Kept::Point(hash)) => self.sorter.push((hash, n)),
+            Some(Kept::Article(page)) => match self.spool.as_mut() {
+                Some(spool) => self.sorter.push(spool.push(&page)?),
+                None => Ok(()),
+            },
+            other => {
+                item.kept = other;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(self, tmp: &Path) -> Result<(Others, (Directory, u64)), IndexError> {
+        let others =
+            match self.spool {
+                Some(spool) => Others::Spooled(Box::new(spool.finish()?)),
+                None => Others::Points(self.points.into_offsets().ok_or_else(|| {
+                    IndexError::Encode {
+                        what: "entry points of the dump",
+                        message: "a page was read without one".into(),
+                    }
+                })?),
+            };
+        Ok((others, self.sorter.finish(tmp)?))
+    }
+}
+
+/// Reads the source pages of `dump` into `dir` and returns what was read. With `others`
+/// (for a dump without a multistream index: how to collect them, a directory and a
+/// memory budget), every other page is found or stored there, for article transclusion.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn first_pass(
     dump: &Dump,
     codec: &TitleCodec,
     lang: &str,
     dir: &Path,
-    spool: Option<(&Path, usize)>,
+    others: Option<(Collect, &Path, usize)>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
 ) -> Result<FirstPass, BuildError> {
     let prefix_ns = |p: &str| codec.namespaces().id_of(p);
-    let map = |raw: crate::dump::RawPage<'_>, _| -> Result<Option<Kept>, DumpError> {
-        // Only a source page's time is read: when every page is spooled this runs on
-        // the whole dump.
-        let stamp = raw.timestamp.clone();
-        // Titles that do not parse are reported by the main pass.
-        let Some(page) = source_page(raw, codec, lang) else {
-            return Ok(None);
+    let collect = others.map(|(c, _, _)| c);
+    let map =
+        |raw: crate::dump::RawPage<'_>, loc: crate::dump::Location| -> Result<Item, DumpError> {
+            let entry = loc.entry_point();
+            // Titles that do not parse are reported by the main pass.
+            let Ok(title) = codec.parse_page_title(&raw.title) else {
+                return Ok(Item { kept: None, entry });
+            };
+            if !SOURCE_NAMESPACES.contains(&title.ns) {
+                let kept = match collect {
+                    Some(Collect::Points) => Some(Kept::Point(key_hash(title.ns, &title.dbkey))),
+                    Some(Collect::Spool) => source_page(raw, codec, lang).map(Kept::Article),
+                    None => None,
+                };
+                return Ok(Item { kept, entry });
+            }
+            // Only a source page's time is read: this runs on the whole dump.
+            let stamp = raw.timestamp.clone();
+            let kept = source_page(raw, codec, lang).map(|page| {
+                let time = time::OffsetDateTime::parse(
+                    stamp.trim(),
+                    &time::format_description::well_known::Rfc3339,
+                )
+                .map(|t| t.unix_timestamp())
+                .unwrap_or(0);
+                Kept::Source(page, time)
+            });
+            Ok(Item { kept, entry })
         };
-        if !SOURCE_NAMESPACES.contains(&page.ns) {
-            return Ok(Some(Kept::Article(page)));
-        }
-        let time = time::OffsetDateTime::parse(
-            stamp.trim(),
-            &time::format_description::well_known::Rfc3339,
-        )
-        .map(|t| t.unix_timestamp())
-        .unwrap_or(0);
-        Ok(Some(Kept::Source(page, time)))
-    };
     progress.phase("reading templates and modules", dump.bytes().len() as u64);
     let mut every_stream = false;
     let result = loop {
         let mut writer = SourcesWriter::create(dir)?;
-        let mut articles = match spool {
-            Some((tmp, budget)) => Some(Spooling {
-                writer: SpoolWriter::create(tmp)?,
-                sorter: DirectorySorter::new(tmp, budget),
-            }),
-            None => None,
-        };
+        let mut collecting = others.map(Collecting::new).transpose()?;
         let mut newest = 0i64;
-        let consume = |kept: Option<Kept>| {
+        let consume = |mut item: Item| {
             crate::index::fault::point("sources");
-            let pushed = match kept {
+            let taken = match collecting.as_mut() {
+                Some(c) => c.take(&mut item),
+                None => Ok(()),
+            };
+            let pushed = taken.and_then(|()| match item.kept {
                 Some(Kept::Source(page, time)) => {
                     newest = newest.max(time);
                     writer.push(&page)
                 }
-                Some(Kept::Article(page)) => match articles.as_mut() {
-                    Some(a) => a.push(&page),
-                    None => Ok(()),
-                },
-                None => Ok(()),
-            };
+                _ => Ok(()),
+            });
             pushed.map_err(|e| DumpError::Consumer(Box::new(e)))
         };
-        let pass = match spool {
-            // Every page is parsed: the others are kept too.
+        let pass = match others {
+            // Every page is read: the others are collected too.
             Some(_) => dump
                 .pages(map, consume, |done| progress.advance(done), cancel)
                 .map(|_| None),
@@ -154,7 +225,7 @@ pub(super) fn first_pass(
                     &SOURCE_NAMESPACES,
                     every_stream,
                     &prefix_ns,
-                    |raw, loc| Ok(map(raw, loc)?.map(Some)),
+                    |raw, loc| Ok(Some(map(raw, loc)?)),
                     consume,
                     |done| progress.advance(done),
                     cancel,
@@ -165,8 +236,8 @@ pub(super) fn first_pass(
             Ok(streams_read) => {
                 let pages = writer.len() as u64;
                 let sizes = writer.finish(dir)?;
-                let spooled = match (articles, spool) {
-                    (Some(a), Some((tmp, _))) => Some((a.writer.finish()?, a.sorter.finish(tmp)?)),
+                let others = match (collecting, others) {
+                    (Some(c), Some((_, tmp, _))) => Some(c.finish(tmp)?),
                     _ => None,
                 };
                 break Ok(FirstPass {
@@ -176,7 +247,7 @@ pub(super) fn first_pass(
                         newest_revision: newest,
                     },
                     sizes,
-                    spool: spooled,
+                    others,
                 });
             }
             // A page cut across streams: read them all.

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::{Arc, OnceLock};
 
 use super::{QueryError, find_page};
-use crate::dump::{Dump, RawPage, read_page_at};
+use crate::dump::{Dump, RawPage};
 use crate::index::articles::{OtherPages, PageCache, page_of};
 use crate::index::sources::{SourceLookup, SourcePage};
 use crate::index::{DumpOffsets, Index, IndexError};
@@ -265,26 +265,16 @@ fn text_from_dump(
                 .parse_page_title(&raw.title)
                 .is_ok_and(|t| t.ns == ns && t.dbkey == dbkey)
     };
-    if let Some(span) = at.and_then(|(n, offsets)| offsets.span(n)) {
-        // The page may continue into the next entry's stream (pbzip2-style dumps).
-        let ends = [span.end, span.end_wide];
-        for end in ends
-            .into_iter()
-            .take(if span.end.is_some() { 2 } else { 1 })
-        {
-            let read = read_page_at(path, (span.kind, span.start), end, wanted, |raw| {
-                raw.text.into_owned()
-            })
-            .map_err(QueryError::Dump)?;
-            if let Some(text) = read {
-                return Ok(text);
-            }
-        }
-        let title = codec.prefixed_text(ns, dbkey);
-        return Err(changed(&format!(
-            "page {title:?} is not at byte {} where the build found it",
-            span.start
-        )));
+    if let Some((n, offsets)) = at {
+        let read = offsets.read_page(path, n, wanted, |raw| raw.text.into_owned());
+        return match read.map_err(QueryError::Dump)? {
+            Some(text) => Ok(text),
+            None => Err(changed(&format!(
+                "page {:?} is not at byte {} where the build found it",
+                codec.prefixed_text(ns, dbkey),
+                offsets.span(n).map_or(0, |s| s.start)
+            ))),
+        };
     }
     let dump = Dump::open(path, None).map_err(QueryError::Dump)?;
     let mut found = None;
