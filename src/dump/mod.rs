@@ -248,11 +248,15 @@ impl Dump {
     /// A page cut across chosen streams (not in Wikimedia's dumps, but possible in a
     /// re-compressed one) fails the pass with [`DumpError::StreamFragment`] after some
     /// pages were consumed: the caller starts over with `every_stream` set.
+    ///
+    /// With `heads` (and `every_stream`), `map` also sees every other page, as its head
+    /// only (title, namespace and id; no text, which is not even parsed): for a pass
+    /// that needs to know every page but reads few.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pages_in_namespaces<T, M, C, P>(
         &self,
         namespaces: &[i32],
-        every_stream: bool,
+        (every_stream, heads): (bool, bool),
         prefix_ns: &dyn Fn(&str) -> Option<i32>,
         map: M,
         mut consume: C,
@@ -266,14 +270,14 @@ impl Dump {
         P: Fn(u64),
     {
         let map = |_: &mut (), raw: RawPage<'_>, loc: Location| -> Result<Option<T>, DumpError> {
-            if namespaces.contains(&raw.ns) {
+            if heads || namespaces.contains(&raw.ns) {
                 map(raw, loc)
             } else {
                 Ok(None)
             }
         };
         // With a multistream index, only the streams that hold wanted titles.
-        let chosen: Option<Vec<usize>> = match (&self.index, &self.plan, every_stream) {
+        let chosen: Option<Vec<usize>> = match (&self.index, &self.plan, every_stream || heads) {
             (Some(load), Plan::Streams(ranges), false) => {
                 let wanted = |p: &str| prefix_ns(p).is_some_and(|ns| namespaces.contains(&ns));
                 let offsets = load.offsets_with_prefix(&wanted)?;
@@ -291,6 +295,7 @@ impl Dump {
         let filter = pieces::Filter {
             namespaces,
             streams: chosen.as_deref(),
+            heads,
         };
         let stats = pieces::run(
             self,

@@ -34,6 +34,9 @@ pub(super) struct Filter<'a> {
     pub namespaces: &'a [i32],
     /// For a stream plan: the stream ranges to decode (others are not read at all).
     pub streams: Option<&'a [usize]>,
+    /// Pages of other namespaces are handed over as their head ([`xml::page_head`]:
+    /// title, namespace, id, no text) instead of being skipped.
+    pub heads: bool,
 }
 
 /// The namespace number of a `<page>` element, read from its `<ns>` without parsing
@@ -303,7 +306,12 @@ where
                 let end = memchr::memmem::find(&region[start..], PAGE_CLOSE)
                     .map_or(region.len(), |e| start + e + PAGE_CLOSE.len());
                 let page = &region[start..end];
-                if page_ns(page).is_none_or(|ns| f.namespaces.contains(&ns)) {
+                let wanted = page_ns(page).is_none_or(|ns| f.namespaces.contains(&ns));
+                let head = (!wanted && f.heads).then(|| xml::page_head(page));
+                if let Some(Some(head)) = head {
+                    let loc = base.at((first + start) as u64);
+                    items.push(map(state, head, loc)?);
+                } else if wanted || head.is_some() {
                     parse_region(
                         &dump.path,
                         page,

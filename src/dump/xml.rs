@@ -74,6 +74,36 @@ fn unescape_text(raw: &str) -> Result<Cow<'_, str>, String> {
     }
 }
 
+/// Who a page is — title, namespace, id — read from the head of its `<page>` element
+/// without parsing the page: for a pass that needs nothing else of most pages, so their
+/// text is neither parsed nor unescaped nor copied. The first `<title>`, `<ns>` and
+/// `<id>` of a page are its own (text is escaped); `None` when the head does not hold
+/// them plainly, and the caller parses the page instead. The other fields are empty.
+pub(crate) fn page_head(page: &[u8]) -> Option<RawPage<'static>> {
+    let head = &page[..page.len().min(4096)];
+    let inner = |open: &[u8], close: &[u8]| -> Option<&str> {
+        let from = memchr::memmem::find(head, open)? + open.len();
+        let to = from + memchr::memmem::find(&head[from..], close)?;
+        std::str::from_utf8(&head[from..to]).ok()
+    };
+    let title = unescape_text(inner(b"<title>", b"</title>")?)
+        .ok()?
+        .into_owned();
+    let ns = inner(b"<ns>", b"</ns>")?.trim().parse().ok()?;
+    let id = inner(b"<id>", b"</id>")?.trim().parse().ok()?;
+    Some(RawPage {
+        id,
+        ns,
+        title,
+        redirect_attr: None,
+        rev_id: 0,
+        timestamp: Cow::Borrowed(""),
+        model: Cow::Borrowed("wikitext"),
+        text: Cow::Borrowed(""),
+        offset: 0,
+    })
+}
+
 fn attr(e: &BytesStart<'_>, name: &str) -> Result<Option<String>, String> {
     for a in e.attributes() {
         let a = a.map_err(|err| err.to_string())?;
@@ -403,6 +433,15 @@ mod tests {
         .unwrap();
         assert_eq!(pages[0].title, "A & B");
         assert_eq!(pages[0].text, "x <ref>a &amp; b</ref> \"q\" |");
+        // The head alone names the same page, without its text.
+        let head = page_head(region.as_bytes()).expect("a head");
+        assert_eq!((head.title.as_str(), head.ns, head.id), ("A & B", 0, 7));
+        assert_eq!(head.text, "");
+        assert_eq!(
+            page_head(b"<page><title>A</title><id>7</id>"),
+            None,
+            "no <ns>"
+        );
     }
 
     #[test]

@@ -151,6 +151,43 @@ impl Collecting {
     }
 }
 
+/// What the first pass keeps of a page: a source page whole, another as `collect` says.
+fn keep(
+    raw: crate::dump::RawPage<'_>,
+    loc: crate::dump::Location,
+    codec: &TitleCodec,
+    lang: &str,
+    collect: Option<Collect>,
+) -> Result<Item, DumpError> {
+    let entry = loc.entry_point();
+    // Titles that do not parse are reported by the main pass.
+    let Ok(title) = codec.parse_page_title(&raw.title) else {
+        return Ok(Item { kept: None, entry });
+    };
+    // A source page by its title and its `<ns>`: the passes that skip pages by `<ns>`
+    // alone (with a multistream index, or reading heads) agree.
+    if !(SOURCE_NAMESPACES.contains(&title.ns) && SOURCE_NAMESPACES.contains(&raw.ns)) {
+        let kept = match collect {
+            Some(Collect::Points) => Some(Kept::Point(key_hash(title.ns, &title.dbkey))),
+            Some(Collect::Spool) => source_page(raw, codec, lang).map(Kept::Article),
+            None => None,
+        };
+        return Ok(Item { kept, entry });
+    }
+    // Only a source page's time is read: this runs on the whole dump.
+    let stamp = raw.timestamp.clone();
+    let kept = source_page(raw, codec, lang).map(|page| {
+        let time = time::OffsetDateTime::parse(
+            stamp.trim(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .map(|t| t.unix_timestamp())
+        .unwrap_or(0);
+        Kept::Source(page, time)
+    });
+    Ok(Item { kept, entry })
+}
+
 /// Reads the source pages of `dump` into `dir` and returns what was read. With `others`
 /// (for a dump without a multistream index: how to collect them, a directory and a
 /// memory budget), every other page is found or stored there, for article transclusion.
@@ -166,34 +203,7 @@ pub(super) fn first_pass(
 ) -> Result<FirstPass, BuildError> {
     let prefix_ns = |p: &str| codec.namespaces().id_of(p);
     let collect = others.map(|(c, _, _)| c);
-    let map =
-        |raw: crate::dump::RawPage<'_>, loc: crate::dump::Location| -> Result<Item, DumpError> {
-            let entry = loc.entry_point();
-            // Titles that do not parse are reported by the main pass.
-            let Ok(title) = codec.parse_page_title(&raw.title) else {
-                return Ok(Item { kept: None, entry });
-            };
-            if !SOURCE_NAMESPACES.contains(&title.ns) {
-                let kept = match collect {
-                    Some(Collect::Points) => Some(Kept::Point(key_hash(title.ns, &title.dbkey))),
-                    Some(Collect::Spool) => source_page(raw, codec, lang).map(Kept::Article),
-                    None => None,
-                };
-                return Ok(Item { kept, entry });
-            }
-            // Only a source page's time is read: this runs on the whole dump.
-            let stamp = raw.timestamp.clone();
-            let kept = source_page(raw, codec, lang).map(|page| {
-                let time = time::OffsetDateTime::parse(
-                    stamp.trim(),
-                    &time::format_description::well_known::Rfc3339,
-                )
-                .map(|t| t.unix_timestamp())
-                .unwrap_or(0);
-                Kept::Source(page, time)
-            });
-            Ok(Item { kept, entry })
-        };
+    let map = |raw: crate::dump::RawPage<'_>, loc| keep(raw, loc, codec, lang, collect);
     progress.phase("reading templates and modules", dump.bytes().len() as u64);
     let mut every_stream = false;
     let result = loop {
@@ -215,15 +225,21 @@ pub(super) fn first_pass(
             });
             pushed.map_err(|e| DumpError::Consumer(Box::new(e)))
         };
+        // Every page is read when the others are collected, as their head only when
+        // the pass notes where they are.
+        let (every, heads) = match others {
+            Some((Collect::Points, _, _)) => (true, true),
+            Some((Collect::Spool, _, _)) => (true, false),
+            None => (every_stream, false),
+        };
         let pass = match others {
-            // Every page is read: the others are collected too.
-            Some(_) => dump
+            Some((Collect::Spool, _, _)) => dump
                 .pages(map, consume, |done| progress.advance(done), cancel)
                 .map(|_| None),
-            None => dump
+            _ => dump
                 .pages_in_namespaces(
                     &SOURCE_NAMESPACES,
-                    every_stream,
+                    (every, heads),
                     &prefix_ns,
                     |raw, loc| Ok(Some(map(raw, loc)?)),
                     consume,

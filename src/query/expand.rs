@@ -281,7 +281,7 @@ fn text_from_dump(
     let cancel = std::sync::atomic::AtomicBool::new(false);
     dump.pages_in_namespaces(
         &[ns],
-        true,
+        (true, false),
         &|_| None,
         |raw, _| Ok(wanted(&raw).then(|| raw.text.into_owned())),
         |text| {
