@@ -28,7 +28,7 @@ pyo3::create_exception!(
     wikiwit,
     IndexDataError,
     WikiwitError,
-    "No index at the path, another format version, damaged data, or an index built without what the call needs (--pages-only, --no-text)."
+    "No index at the path, another format version, damaged data, an index built without what the call needs (--pages-only, --no-text), or the dump it was built from gone or changed (a page's wikitext is read from it)."
 );
 pyo3::create_exception!(
     wikiwit,
@@ -57,7 +57,11 @@ fn query_err(e: QueryError) -> PyErr {
     match e {
         QueryError::NotFound(m) => NotFoundError::new_err(m),
         QueryError::Index(e) => index_err(e),
-        e @ QueryError::Search(_) => IndexDataError::new_err(e.to_string()),
+        // A page's wikitext is read from the index's dump: gone or changed, the index
+        // lacks what the call needs.
+        e @ (QueryError::Search(_) | QueryError::Dump(_) | QueryError::DumpChanged { .. }) => {
+            IndexDataError::new_err(e.to_string())
+        }
     }
 }
 
