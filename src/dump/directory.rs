@@ -74,15 +74,22 @@ pub(crate) fn read_page_at<R>(
             std::borrow::Cow::Owned(bz2::decode_range(path, &data, start, end)?)
         }
     };
+    Ok(first_page(&bytes, wanted).map(f))
+}
+
+/// The first whole page of decoded `bytes` that `wanted` accepts; none when the pages
+/// do not parse (a read for one page does not report them: the main pass does, with
+/// their location).
+fn first_page<'b>(bytes: &'b [u8], wanted: impl Fn(&RawPage<'_>) -> bool) -> Option<RawPage<'b>> {
     let mut found = None;
-    let pages = pieces::complete_span(&bytes).map_or(&[][..], |(a, b)| &bytes[a..b]);
+    let pages = pieces::complete_span(bytes).map_or(&[][..], |(a, b)| &bytes[a..b]);
     let parsed = xml::parse_pages(pages, |p| {
         if found.is_none() && wanted(&p) {
             found = Some(p);
         }
         Ok(())
     });
-    Ok(parsed.ok().and(found).map(f))
+    parsed.ok().and(found)
 }
 
 /// The byte ranges of an indexed multistream dump's stream groups.
@@ -112,17 +119,7 @@ impl StreamGroups {
             return Ok(None);
         };
         let bytes = bz2::decode_range(&dump.path, &dump.data, range.start, range.end)?;
-        let mut found = None;
-        let pages = pieces::complete_span(&bytes).map_or(&[][..], |(a, b)| &bytes[a..b]);
-        let parsed = xml::parse_pages(pages, |p| {
-            if found.is_none() && p.title == title {
-                found = Some(p);
-            }
-            Ok(())
-        });
-        // A group that does not parse holds no page here; the main pass reports it with
-        // its location.
-        Ok(parsed.ok().and(found).map(f))
+        Ok(first_page(&bytes, |p| p.title == title).map(f))
     }
 }
 

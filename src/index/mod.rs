@@ -159,6 +159,8 @@ pub struct Index {
     text: Option<Store<StoredText>>,
     /// Page numbers by page id and revision id, built on first use.
     ids: std::sync::OnceLock<page_for::IdMaps>,
+    /// `dump-offsets.bin`, read at the first page whose wikitext is asked for.
+    offsets: std::sync::OnceLock<Option<DumpOffsets>>,
     /// The full-text searcher, opened on first use.
     searcher: std::sync::OnceLock<
         Result<crate::text::search::TextSearcher, crate::text::search::SearchError>,
@@ -280,6 +282,7 @@ impl Index {
             parsed,
             text,
             ids: std::sync::OnceLock::new(),
+            offsets: std::sync::OnceLock::new(),
             searcher: std::sync::OnceLock::new(),
         })
     }
@@ -581,8 +584,13 @@ impl Index {
 
     /// Where pages start in the dump the index was built from, read and checked in
     /// full (`None`: the build could not record them; see `index::dump_offsets`).
-    pub fn dump_offsets(&self) -> Result<Option<DumpOffsets>, IndexError> {
-        DumpOffsets::open(&self.dir)
+    /// Read once per opened index: a server asks for many pages' wikitext.
+    pub fn dump_offsets(&self) -> Result<Option<&DumpOffsets>, IndexError> {
+        if let Some(o) = self.offsets.get() {
+            return Ok(o.as_ref());
+        }
+        let o = DumpOffsets::open(&self.dir)?;
+        Ok(self.offsets.get_or_init(|| o).as_ref())
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::{QueryError, find_page};
 use crate::dump::{Dump, RawPage};
@@ -100,7 +100,6 @@ pub fn expand_text_with(
     let titles = |ns: i32, k: &str| index.find(ns, k).is_some();
     let articles = IndexPages {
         index,
-        offsets: OnceLock::new(),
         cache: PageCache::default(),
     };
     let lookup = SourceLookup {
@@ -174,18 +173,14 @@ pub fn page_source(index: &Index, title: &str) -> Result<WikitextView, QueryErro
 /// dump no longer gives expands as a missing page.
 struct IndexPages<'i> {
     index: &'i Index,
-    /// `dump-offsets.bin`, read at the first page asked for.
-    offsets: OnceLock<Option<DumpOffsets>>,
     cache: PageCache,
 }
 
 impl IndexPages<'_> {
     fn read(&self, ns: i32, dbkey: &str, n: u32) -> Option<SourcePage> {
-        let offsets = self
-            .offsets
-            .get_or_init(|| self.index.dump_offsets().ok().flatten());
+        let offsets = self.index.dump_offsets().ok().flatten();
         let id = self.index.page(n).ok()?.id;
-        let at = Some(n).zip(offsets.as_ref());
+        let at = Some(n).zip(offsets);
         let text = text_from_dump(self.index, at, ns, dbkey, id).ok()?;
         let codec = self.index.codec();
         let lang = &self.index.manifest().site.lang;
@@ -232,7 +227,7 @@ pub(crate) fn page_wikitext(
         .find(rec.ns, &rec.dbkey)
         .filter(|&n| index.page(n).is_ok_and(|r| r.id == rec.id));
     let offsets = index.dump_offsets()?;
-    text_from_dump(index, n.zip(offsets.as_ref()), rec.ns, &rec.dbkey, rec.id)
+    text_from_dump(index, n.zip(offsets), rec.ns, &rec.dbkey, rec.id)
 }
 
 /// Reads one page's wikitext from the index's dump (checked by size against the
