@@ -680,3 +680,28 @@ pub fn default_dir() -> Result<PathBuf, IndexError> {
         }),
     }
 }
+
+/// The title codec and the (namespace, title, wikitext) of every page of `name`, a dump
+/// in `tests/data/shared/data`: the records' tests run on real pages.
+#[cfg(test)]
+pub(crate) fn real_pages(name: &str) -> (crate::title::TitleCodec, Vec<(i32, String, String)>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/shared/data")
+        .join(name);
+    let dump = crate::dump::Dump::open(&path, None).unwrap();
+    let codec =
+        crate::title::TitleCodec::new(dump.siteinfo(), crate::title::InterwikiProfile::Mediawiki);
+    let mut pages = Vec::new();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    dump.pages(
+        |raw, _| Ok((raw.ns, raw.title, raw.text.into_owned())),
+        |p| {
+            pages.push(p);
+            Ok(())
+        },
+        |_| {},
+        &never,
+    )
+    .unwrap();
+    (codec, pages)
+}

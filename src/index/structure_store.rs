@@ -259,27 +259,7 @@ mod tests {
     /// Every page of a real dump comes back field for field.
     #[test]
     fn real_pages_come_back_unchanged() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/shared/data/enwiki-2020-27pages-infoboxes.xml.bz2"
-        );
-        let dump = crate::dump::Dump::open(std::path::Path::new(path), None).unwrap();
-        let codec = crate::title::TitleCodec::new(
-            dump.siteinfo(),
-            crate::title::InterwikiProfile::Mediawiki,
-        );
-        let mut pages = Vec::new();
-        let never = std::sync::atomic::AtomicBool::new(false);
-        dump.pages(
-            |raw, _| Ok((raw.ns, raw.title, raw.text.into_owned())),
-            |p| {
-                pages.push(p);
-                Ok(())
-            },
-            |_| {},
-            &never,
-        )
-        .unwrap();
+        let (codec, pages) = crate::index::real_pages("enwiki-2020-27pages-infoboxes.xml.bz2");
         assert!(pages.len() >= 20);
         let mut links = 0;
         let mut cells = 0;

@@ -41,21 +41,32 @@ pub(crate) const BLOCK_SIZE: usize = 64 << 10;
 /// 1,000 questions took 4.2 s of CPU against 3.7 s at 128 KiB (256-slot cache).
 pub(crate) const TEXT_BLOCK_SIZE: usize = 128 << 10;
 
-/// zstd level. Measured on the OTT-QA dump's stores (text, structure): level 3 gives
-/// 47.0 and 15.8 MB in 0.54 + 0.12 s of CPU, level 5 45.3 and 15.2 MB in 1.02 + 0.29 s,
-/// level 6 44.5 and 15.1 MB in 1.45 + 0.38 s. Level 5 is where the gain stops paying
-/// for the time of the writer's compressing thread. Decoding speed does not depend on it.
+/// zstd level of the stores no level below names (`sources.rec`, a build's temporary
+/// redirect targets): small, so their compression time does not matter.
 const LEVEL: i32 = 5;
 
-/// The zstd level of a store of `kind`: [`LEVEL`], but 1 for the build's temporary store
-/// of every page outside the source namespaces (`index::articles`), which is written
-/// once, read for the few pages transcluded, and deleted: the whole dump's text goes
-/// through it, so compression speed matters more than its size there.
+/// zstd level of `text.rec`. Measured on the OTT-QA dump's raw text (129.4 MB, 128 KiB
+/// blocks, `zstd -b3 -e5 -B128KiB`, idle machine): level 3 48.9 MB at 91 MB/s, level 4
+/// 49.3 MB at 88 MB/s, level 5 48.0 MB at 47 MB/s. Level 5's 2 % smaller file cost
+/// 1.3 s of a 23 s build's CPU time (the writer's thread, `perf`: 12 % of the build
+/// with both stores at level 5). Decoding speed does not depend on the level.
+const TEXT_LEVEL: i32 = 3;
+
+/// zstd level of `structure.rec`. Same measurement on its 34.6 MB (64 KiB blocks):
+/// level 3 12.27 MB at 139 MB/s, level 4 12.16 MB at 159 MB/s, level 5 11.83 MB at
+/// 78 MB/s.
+const STRUCTURE_LEVEL: i32 = 4;
+
+/// The zstd level of a store of `kind`; 1 for the build's temporary store of every page
+/// outside the source namespaces (`index::articles`), which is written once, read for
+/// the few pages transcluded, and deleted: the whole dump's text goes through it, so
+/// compression speed matters more than its size there.
 fn level_for(kind: u32) -> i32 {
-    if kind == super::kinds::TEMP_ARTICLES {
-        1
-    } else {
-        LEVEL
+    match kind {
+        super::kinds::TEMP_ARTICLES => 1,
+        super::kinds::TEXT => TEXT_LEVEL,
+        super::kinds::STRUCTURE => STRUCTURE_LEVEL,
+        _ => LEVEL,
     }
 }
 
