@@ -28,35 +28,23 @@ pub(crate) struct StoredText {
 }
 
 /// Whether `text` is exactly its prose and list sentences merged with `derivable` (the
-/// structure's sentences) as [`crate::wikitext::assemble`] merges them — ordered by byte
-/// range, stably, and grouped by section — so that the reader can derive the rest. It
-/// compares references instead of assembling a copy: every page of a text build goes
-/// through here (`assemble` and a clone of the prose took 2.4 % of the OTT-QA build).
+/// structure's sentences) as [`crate::wikitext::assemble`] merges them, so that the reader
+/// can derive the rest; a text with nothing to leave out is not.
 fn derives(text: &PageText, derivable: &[Sentence], structure: &PageStructure) -> bool {
-    let is_kept = |x: &Sentence| matches!(x.kind, SentenceKind::Prose | SentenceKind::List);
-    let total = text.sentences().count();
     let kept: Vec<&Sentence> = text
         .sentences()
         .map(|(_, _, x)| x)
         .filter(|x| is_kept(x))
         .collect();
-    if kept.len() == total && derivable.is_empty() {
-        // Nothing would be left out: the record stores every sentence.
+    if kept.len() == text.sentences().count() && derivable.is_empty() {
         return false;
     }
-    if kept.len() + derivable.len() != total || text.sections.len() != structure.sections.len() + 1
-    {
-        return false;
-    }
-    let mut merged = kept;
-    merged.extend(derivable);
-    merged.sort_by_key(|x| (x.start, x.end));
-    merged.iter().zip(text.sentences()).all(|(x, (s, _, y))| {
-        let k = structure
-            .sections
-            .partition_point(|sec| sec.start <= x.start);
-        k == s as usize && *x == y
-    })
+    crate::wikitext::assembles_to(kept, derivable, structure, text)
+}
+
+/// Whether a record stores `x` when the rest is derived: prose and list sentences.
+fn is_kept(x: &Sentence) -> bool {
+    matches!(x.kind, SentenceKind::Prose | SentenceKind::List)
 }
 
 impl StoredText {
@@ -72,8 +60,7 @@ impl StoredText {
         if lengths {
             flags |= LENGTHS;
         }
-        let kept =
-            |x: &Sentence| !derived || matches!(x.kind, SentenceKind::Prose | SentenceKind::List);
+        let kept = |x: &Sentence| !derived || is_kept(x);
         let mut out = Vec::new();
         put(&mut out, flags);
         put(&mut out, text.sections.len() as u64);
@@ -320,7 +307,7 @@ mod tests {
             let prose: Vec<Sentence> = t
                 .sentences()
                 .map(|(_, _, x)| x)
-                .filter(|x| matches!(x.kind, SentenceKind::Prose | SentenceKind::List))
+                .filter(|x| is_kept(x))
                 .cloned()
                 .collect();
             let derivable = crate::wikitext::structure_sentences(s);

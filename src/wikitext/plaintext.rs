@@ -182,15 +182,47 @@ pub(crate) fn assemble(prose: Vec<Sentence>, s: &PageStructure) -> PageText {
     assign(all, s)
 }
 
+/// Whether [`assemble`] of `prose` (by reference) and `derivable` (the structure's
+/// sentences) would give `text`: the same order and grouping, compared without
+/// assembling a copy (the text store checks every page of a text build this way).
+pub(crate) fn assembles_to(
+    prose: Vec<&Sentence>,
+    derivable: &[Sentence],
+    s: &PageStructure,
+    text: &PageText,
+) -> bool {
+    if prose.len() + derivable.len() != text.sentences().count()
+        || text.sections.len() != s.sections.len() + 1
+    {
+        return false;
+    }
+    let mut merged = prose;
+    merged.extend(derivable);
+    merged.sort_by_key(|x| order(x));
+    merged
+        .iter()
+        .zip(text.sentences())
+        .all(|(x, (k, _, y))| section_of(x, s) == k as usize && *x == y)
+}
+
 /// Orders sentences by position and groups them by section.
 fn assign(mut all: Vec<Sentence>, s: &PageStructure) -> PageText {
-    all.sort_by_key(|x| (x.start, x.end));
+    all.sort_by_key(order);
     let mut sections = vec![SectionText::default(); s.sections.len() + 1];
     for x in all {
-        let k = s.sections.partition_point(|sec| sec.start <= x.start);
-        sections[k].sentences.push(x);
+        sections[section_of(&x, s)].sentences.push(x);
     }
     PageText { sections }
+}
+
+/// The order of a page's sentences: by byte range (sorts using it are stable).
+fn order(x: &Sentence) -> (u32, u32) {
+    (x.start, x.end)
+}
+
+/// The section a sentence belongs to: 0 before the first heading.
+fn section_of(x: &Sentence, s: &PageStructure) -> usize {
+    s.sections.partition_point(|sec| sec.start <= x.start)
 }
 
 /// The text of a page without any markup: paragraphs split into sentences, offsets exact.
