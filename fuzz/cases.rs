@@ -13,9 +13,9 @@ use std::sync::atomic::AtomicBool;
 use wikiwit::audit::Contract;
 use wikiwit::audit::rows::{Format, RowItem, RowReader};
 use wikiwit::dump::{Dump, MultistreamIndex};
+use wikiwit::expand::{ExpandConfig, Expander, TemplateSource};
 use wikiwit::siteinfo::SiteInfo;
 use wikiwit::title::{InterwikiProfile, TitleCodec};
-use wikiwit::wikitext::expand::{ExpandConfig, Expander, TemplateSource};
 
 /// The report parser on arbitrary UTF-8: it must never panic, and every span it returns
 /// must lie on character boundaries of the input.

@@ -12,10 +12,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 
 use wikiwit::dump::Dump;
+use wikiwit::expand::{ExpandConfig, Expander, PageRevision, TemplateSource};
 use wikiwit::redirect::{self, RedirectSyntax};
 use wikiwit::title::{InterwikiProfile, TitleCodec};
 use wikiwit::wikitext::analyze;
-use wikiwit::wikitext::expand::{ExpandConfig, Expander, PageRevision, TemplateSource};
 
 use crate::util::*;
 

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use wikiwit::dump::Dump;
+use wikiwit::expand::{ExpandConfig, Expander, Messages, PageRevision};
 use wikiwit::redirect::{self, RedirectSyntax};
 use wikiwit::title::{InterwikiProfile, TitleCodec};
-use wikiwit::wikitext::expand::{ExpandConfig, Expander, Messages, PageRevision};
 
 use crate::expand::{Wiki, load};
 use crate::util::*;

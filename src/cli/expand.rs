@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use wikiwit::wikitext::expand::Messages;
+use wikiwit::expand::Messages;
 
 use super::{IndexArg, Outcome, query_cmds};
 

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::articles::OtherPages;
 use super::{IndexError, Store, StoreWriter, TitleMap, files, kinds, titles};
-use crate::wikitext::expand::TemplateSource;
+use crate::expand::TemplateSource;
 
 /// Namespaces whose pages are sources: Template (10), Module (828) and MediaWiki (8,
 /// the messages `{{int:…}}` reads).

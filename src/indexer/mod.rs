@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use redirects::{RedirectSpool, Redirects};
 
 use crate::dump::{Dump, DumpError, Location, RawPage};
+use crate::expand::{ExpandConfig, Expander};
 use crate::index::articles::Articles;
 use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
 use crate::index::sources::{SourceLookup, Sources};
@@ -34,7 +35,6 @@ use crate::index::{
 };
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::{InterwikiProfile, Title, TitleCodec};
-use crate::wikitext::expand::{ExpandConfig, Expander};
 use crate::wikitext::{self, PageStructure};
 
 /// What to build and how.
@@ -102,7 +102,7 @@ pub enum BuildError {
     #[error("cannot start {threads} worker threads: {message}")]
     Threads { threads: usize, message: String },
     #[error(transparent)]
-    Messages(#[from] crate::wikitext::expand::MessagesError),
+    Messages(#[from] crate::expand::MessagesError),
 }
 
 /// The content language's messages file (`--messages`), read and copied into the index
@@ -111,8 +111,8 @@ fn stored_messages(
     path: &Path,
     dir: &Path,
     files: &mut BTreeMap<String, u64>,
-) -> Result<crate::wikitext::expand::Messages, BuildError> {
-    let m = crate::wikitext::expand::Messages::load(path)?;
+) -> Result<crate::expand::Messages, BuildError> {
+    let m = crate::expand::Messages::load(path)?;
     let stored = dir.join(index::files::MESSAGES);
     std::fs::copy(path, &stored).map_err(|e| IndexError::io(&stored, e))?;
     let size = std::fs::metadata(&stored)
@@ -353,13 +353,13 @@ fn analyzed(
     match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
         (true, with_text) if expander.is_some() => {
             let ex = expander.expect("checked by the guard");
-            ex.set_revision(Some(wikitext::expand::PageRevision {
+            ex.set_revision(Some(crate::expand::PageRevision {
                 page_id: raw.id,
                 rev_id: Some(raw.rev_id),
                 timestamp,
                 size: Some(raw.text.len() as u64),
             }));
-            let a = wikitext::expanded::analyze_expanded(
+            let a = crate::analysis::analyze_expanded(
                 &raw.text,
                 title.ns,
                 &title.dbkey,

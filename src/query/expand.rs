@@ -12,8 +12,8 @@ use crate::index::articles::{OtherPages, PageCache, page_of};
 use crate::index::sources::{SourceLookup, SourcePage};
 use crate::index::{DumpOffsets, Index, IndexError};
 
+use crate::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
 use crate::index::files;
-use crate::wikitext::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
 
 /// An expansion and what it used.
 #[derive(Debug, Clone, Serialize)]
@@ -115,7 +115,7 @@ pub fn expand_text_with(
     // As MediaWiki's expandtemplates: a preview of the titled page, which has its page
     // id but no revision yet, at the pinned current time.
     if let Some(n) = index.find(t.ns, &t.dbkey) {
-        expander.set_revision(Some(crate::wikitext::expand::PageRevision {
+        expander.set_revision(Some(crate::expand::PageRevision {
             page_id: index.page(n)?.id,
             rev_id: None,
             timestamp: build_date(index),

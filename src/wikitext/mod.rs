@@ -6,14 +6,13 @@
 //! list/heading scanning run on that text, as MediaWiki runs them on its expanded text;
 //! template arguments and `<ref>` contents are analysed the same way, recursively, with
 //! their links marked as coming from inside a template (`in_template`) or a reference.
-//! The analysis itself does not expand templates; [`expand`] turns a page into the text
-//! MediaWiki's parser sees after template expansion (templates transcluded, parser
-//! functions evaluated), on which the same analysis then finds what templates make.
+//! The analysis itself does not expand templates; [`crate::expand`] turns a page into the
+//! text MediaWiki's parser sees after template expansion (templates transcluded, parser
+//! functions evaluated), on which [`crate::analysis`] runs the same analysis to find what
+//! templates make.
 
 mod analyze;
 pub mod anchors;
-pub mod expand;
-pub mod expanded;
 pub mod flat;
 pub mod known;
 pub mod links;

@@ -328,7 +328,7 @@ pub struct Expander<'s> {
     cache_bytes: Cell<usize>,
     fetched_bytes: Cell<usize>,
     /// The Lua state of the page being expanded.
-    lua: super::lua::PageLuaCell,
+    lua: super::scribunto::PageLuaCell,
     /// The revision of the page being expanded, when the caller knows it.
     revision: Cell<Option<super::PageRevision>>,
 }
@@ -462,7 +462,7 @@ impl<'s> Expander<'s> {
     }
 
     /// The page's Lua state, created on first use.
-    pub(super) fn page_lua(&self) -> Result<Rc<super::lua::PageLua>, ()> {
+    pub(super) fn page_lua(&self) -> Result<Rc<super::scribunto::PageLua>, ()> {
         self.lua.get(self)
     }
 
@@ -572,7 +572,7 @@ impl<'s> Expander<'s> {
         name: &str,
         args: &[String],
     ) -> Option<String> {
-        let sp = super::lua::StringParts::new(args.get(1..).unwrap_or(&[]));
+        let sp = super::scribunto::StringParts::new(args.get(1..).unwrap_or(&[]));
         let fc = FnCall {
             ex: self,
             frame,

@@ -10,17 +10,18 @@
 //! Templates come from a [`TemplateSource`] (the build backs it with a first pass over
 //! the dump); each expansion is bounded by MediaWiki's limits plus a deterministic work
 //! budget, and every overrun becomes a [`Warning`] on the [`Expansion`], never an error.
-//! Scribunto's `{{#invoke:…}}` runs the dump's modules in a sandboxed Lua 5.1 (`lua/`).
+//! Scribunto's `{{#invoke:…}}` runs the dump's modules in a sandboxed Lua 5.1
+//! (`scribunto/`).
 
 mod core_functions;
 mod expander;
 mod expr;
 mod frame;
-mod lua;
 mod messages;
 mod parser_functions;
 mod php;
 mod plural;
+mod scribunto;
 mod special_pages;
 mod time;
 mod variables;

@@ -109,7 +109,7 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
             };
             rel2abs(&fc.first, &from)
         }
-        "#invoke" => super::lua::invoke(fc, st),
+        "#invoke" => super::scribunto::invoke(fc, st),
         _ => return None,
     })
 }

@@ -1,7 +1,10 @@
 //! `#invoke`: modules run in the sandboxed Lua, the `mw` library, and hostile modules
 //! bounded per page. Expected outputs follow Scribunto's Lua reference manual.
 
-use super::*;
+use std::time::Instant;
+
+use crate::expand::tests::{Pages, config, run, templates};
+use crate::expand::{Expander, Expansion};
 
 fn module(name: &str, code: &'static str) -> (String, &'static str) {
     (format!("Module:{name}"), code)

@@ -11,13 +11,13 @@
 
 use rustc_hash::FxHashSet;
 
-use super::expand::{Expander, Expansion, Segment};
-use super::{
+use crate::expand::{Expander, Expansion, Segment};
+use crate::text::PageText;
+use crate::title::TitleCodec;
+use crate::wikitext::{
     CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_with_text,
     analyze_with_values,
 };
-use crate::text::PageText;
-use crate::title::TitleCodec;
 
 /// The page's structure with what template expansion adds, its plain text (when asked
 /// for) and the expansion itself (`None` when the page calls nothing to expand).

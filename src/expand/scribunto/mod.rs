@@ -380,3 +380,6 @@ pub(super) enum Failure {
 }
 
 pub(super) use host::{PageLuaCell, StringParts};
+
+#[cfg(test)]
+mod tests;

@@ -10,13 +10,13 @@ use crate::redirect::{self, RedirectSyntax};
 use crate::siteinfo::SiteInfo;
 use crate::title::{InterwikiProfile, TitleCodec};
 
-struct Pages {
-    codec: TitleCodec,
+pub(super) struct Pages {
+    pub(super) codec: TitleCodec,
     pages: HashMap<(i32, String), String>,
 }
 
 impl Pages {
-    fn new(pages: &[(&str, &str)]) -> Pages {
+    pub(super) fn new(pages: &[(&str, &str)]) -> Pages {
         let codec = TitleCodec::new(&SiteInfo::synthesized("en"), InterwikiProfile::Mediawiki);
         let pages = pages
             .iter()
@@ -52,7 +52,7 @@ impl TemplateSource for Pages {
 /// 2017-09-20 13:45:30 UTC, a Wednesday.
 const NOW: i64 = 1_505_915_130;
 
-fn config() -> ExpandConfig {
+pub(super) fn config() -> ExpandConfig {
     let mut site = SiteInfo::synthesized("en");
     site.sitename = "Wikipedia".to_string();
     site.base = "https://en.wikipedia.org/wiki/Main_Page".to_string();
@@ -68,7 +68,7 @@ fn run_with(pages: &[(&str, &str)], title: &str, text: &str, limits: Limits) -> 
     ex.expand_page(t.ns, &t.dbkey, text)
 }
 
-fn run(pages: &[(&str, &str)], text: &str) -> Expansion {
+pub(super) fn run(pages: &[(&str, &str)], text: &str) -> Expansion {
     run_with(pages, "Test page", text, Limits::default())
 }
 
@@ -80,7 +80,7 @@ fn ex_on(title: &str, text: &str) -> String {
     run_with(&[], title, text, Limits::default()).text
 }
 
-fn templates(e: &Expansion) -> Vec<String> {
+pub(super) fn templates(e: &Expansion) -> Vec<String> {
     e.templates
         .iter()
         .map(|(ns, k)| format!("{ns}:{k}"))
@@ -599,9 +599,6 @@ fn node_count_and_size_limits_warn() {
         [Warning::ExpensiveFunctions { limit: 1 }]
     ));
 }
-
-#[path = "lua_tests.rs"]
-mod lua_tests;
 
 /// `REVISION…` and `PAGEID` give the revision the caller set, per page, and a template
 /// using them is not reused from another page's expansion.
