@@ -1,6 +1,6 @@
 //! The ParserFunctions extension (`#if`, `#ifeq`, `#iferror`, `#ifexpr`, `#ifexist`,
 //! `#switch`, `#expr`, `#time`, `#titleparts`, `#rel2abs`) and Scribunto's `#invoke`
-//! (run in `lua/`).
+//! (run in `scribunto/`).
 //!
 //! Branches are expanded only when taken, so templates in branches not taken are
 //! neither expanded nor recorded, as in MediaWiki.

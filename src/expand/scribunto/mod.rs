@@ -1,13 +1,20 @@
 //! Scribunto's `{{#invoke:Module|function|…}}`: the dump's `Module:` pages run in an
 //! embedded Lua 5.1 (mlua's vendored PUC Lua — the version Scribunto runs), with a `mw`
-//! library written for wikiwit (`prelude.lua`, `ustring.rs`) from Scribunto's manual.
+//! library written for wikiwit from Scribunto's manual.
 //!
-//! Sandbox: no `io`, no `os` but a clock pinned to [`ExpandConfig::now`], no `debug`,
-//! no `require` of files, no bytecode; modules come from the [`TemplateSource`].
-//! Limits, per page: a count of VM instructions (a hook every
-//! [`HOOK_INTERVAL`] instructions; no wall clock, so the same page gives the same text
-//! on any machine) and a memory limit on the Lua heap. Each overrun, like any Lua error,
-//! renders Scribunto's script-error span and becomes a [`super::Warning`] — never a crash.
+//! One file per library, the Lua side and the Rust side next to each other: `x.lua` is
+//! the library as modules see it, `x.rs` what it asks of Rust — functions registered on
+//! `iface.x`, or the operations it calls through the host (`host.rs` routes each
+//! operation to its library's `OPS` table). The Lua files are loaded in the order of
+//! [`LIBRARIES`], each as its own chunk named after its library, so that an error in
+//! one names it (`mw.text:12: …`).
+//!
+//! Sandbox (`sandbox.lua`, `sandbox.rs`): no `io`, no `os` but a clock pinned to
+//! [`ExpandConfig::now`], no `debug`, no `require` of files, no bytecode; modules come
+//! from the [`TemplateSource`]. Limits, per page: a count of VM instructions (no wall
+//! clock, so the same page gives the same text on any machine) and a memory limit on
+//! the Lua heap. Each overrun, like any Lua error, renders Scribunto's script-error span
+//! and becomes a [`super::Warning`] — never a crash.
 //!
 //! One Lua state serves one page (created at the page's first `#invoke`), so no module
 //! state leaks from page to page and results do not depend on page order.
@@ -15,15 +22,22 @@
 //! [`ExpandConfig::now`]: super::ExpandConfig::now
 //! [`TemplateSource`]: super::TemplateSource
 
+mod frame;
 mod host;
+mod mw;
 mod pattern;
+mod sandbox;
+mod site;
+mod text;
+mod title;
+mod uri;
 mod ustring;
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use mlua::{Function, Lua, Table};
 use rustc_hash::FxHashMap;
 
 use super::ExpandConfig;
@@ -31,29 +45,37 @@ use super::expander::{Expander, FnCall, State};
 use super::messages::Messages;
 use super::php::htmlspecialchars;
 use crate::title::TitleCodec;
+use sandbox::{Budget, TIMEOUT_MESSAGE};
 
 /// Scribunto's module namespace.
 pub(super) const NS_MODULE: i32 = 828;
 
-/// VM instructions between two checks of the budget.
-const HOOK_INTERVAL: u32 = 1000;
-
-/// The message Scribunto gives when the CPU limit is reached.
-const TIMEOUT_MESSAGE: &str = "The time allocated for running scripts has expired.";
+/// The library's Lua files in the order they are loaded, each with the name of its
+/// chunk. Each is called with `(iface, site, lib)`: `iface` holds what Rust registers
+/// and the host, `site` the wiki's data (`site.rs`), `lib` what a file shares with the
+/// files after it. The sandbox comes first; `frame.lua`, which holds the `#invoke`
+/// driver and needs the module environments of `mw.lua`, last.
+const LIBRARIES: [(&str, &str); 13] = [
+    ("=sandbox", include_str!("sandbox.lua")),
+    ("=libraryUtil", include_str!("library_util.lua")),
+    ("=mw", include_str!("mw.lua")),
+    ("=mw.ustring", include_str!("ustring.lua")),
+    ("=mw.text", include_str!("text.lua")),
+    ("=mw.html", include_str!("html.lua")),
+    ("=mw.site", include_str!("site.lua")),
+    ("=mw.uri", include_str!("uri.lua")),
+    ("=mw.ext.ParserFunctions", include_str!("ext.lua")),
+    ("=mw.language", include_str!("language.lua")),
+    ("=mw.message", include_str!("message.lua")),
+    ("=mw.title", include_str!("title.lua")),
+    ("=frame", include_str!("frame.lua")),
+];
 
 /// Why a Lua state could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum LuaSetupError {
     #[error("Lua state: {0}")]
     Lua(#[from] mlua::Error),
-}
-
-/// Instruction accounting shared with the hook.
-#[derive(Debug, Default)]
-struct Budget {
-    used: Cell<u64>,
-    limit: Cell<u64>,
-    timed_out: Cell<bool>,
 }
 
 /// The Lua state of one page.
@@ -63,103 +85,27 @@ pub(super) struct PageLua {
     budget: Rc<Budget>,
     /// Compiled modules by title: `None` when the page is missing or does not compile
     /// (then the error message).
-    modules: std::cell::RefCell<FxHashMap<(i32, String), Result<Function, String>>>,
-}
-
-/// Site data the prelude turns into `mw.site`.
-fn site_table(lua: &Lua, config: &ExpandConfig, codec: &TitleCodec) -> mlua::Result<Table> {
-    let site = lua.create_table()?;
-    site.set("sitename", config.sitename.as_str())?;
-    site.set("server", config.server.as_str())?;
-    site.set("scriptPath", config.script_path.as_str())?;
-    site.set("lang", config.lang.as_str())?;
-    site.set("now", config.now as f64)?;
-    let stats = lua.create_table()?;
-    let s = &config.stats;
-    for (k, v) in [
-        ("pages", s.pages),
-        ("articles", s.articles),
-        ("files", s.files),
-        ("edits", s.edits),
-        ("users", s.users),
-        ("activeUsers", s.active_users),
-        ("admins", s.admins),
-    ] {
-        stats.set(k, v as f64)?;
-    }
-    site.set("stats", stats)?;
-    let list = lua.create_table()?;
-    let table = codec.namespaces();
-    for (i, id) in table.ids().into_iter().enumerate() {
-        let ns = lua.create_table()?;
-        ns.set("id", id)?;
-        let name = table.name_of(id).unwrap_or("").replace('_', " ");
-        let canonical = host::canonical_name(id).unwrap_or(&name).to_string();
-        ns.set("name", name)?;
-        ns.set("canonicalName", canonical)?;
-        ns.set("hasSubpages", host::has_subpages(id))?;
-        ns.set("isCapitalized", table.is_capitalized(id))?;
-        list.set(i + 1, ns)?;
-    }
-    site.set("namespaces", list)?;
-    let m = &config.messages;
-    let separators = lua.create_table()?;
-    separators.set("comma", m.text("comma-separator", ", "))?;
-    let conjunction = format!("{}{}", m.text("and", " and"), m.text("word-separator", " "));
-    separators.set("conjunction", conjunction)?;
-    site.set("separators", separators)?;
-    Ok(site)
+    modules: RefCell<FxHashMap<(i32, String), Result<Function, String>>>,
 }
 
 impl PageLua {
     /// A fresh sandboxed state with the `mw` library loaded.
     pub(super) fn new(config: &ExpandConfig, codec: &TitleCodec) -> Result<PageLua, LuaSetupError> {
-        let lua = Lua::new_with(
-            StdLib::TABLE | StdLib::STRING | StdLib::MATH,
-            LuaOptions::new(),
-        )?;
+        let lua = sandbox::new_state()?;
         let budget = Rc::new(Budget::default());
-        budget.limit.set(config.limits.lua_instructions);
-        let b = budget.clone();
-        // Global, so that coroutines created by modules run under the same count.
-        lua.set_global_hook(
-            HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
-            move |_, _| {
-                let used = b.used.get() + HOOK_INTERVAL as u64;
-                b.used.set(used);
-                if used > b.limit.get() {
-                    b.timed_out.set(true);
-                    return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
-                }
-                Ok(VmState::Continue)
-            },
-        )?;
         let iface = lua.create_table()?;
-        let u = lua.create_table()?;
-        ustring::register(&lua, &u)?;
-        let b = budget.clone();
-        u.set(
-            "expired",
-            lua.create_function(move |_, ()| Ok(b.timed_out.get()))?,
-        )?;
-        iface.set("u", u)?;
-        iface.set(
-            "jsonDecode",
-            lua.create_function(|lua, s: mlua::LuaString| {
-                match serde_json::from_slice::<serde_json::Value>(&s.as_bytes()) {
-                    Ok(v) => Ok((json_to_lua(lua, &v)?, None)),
-                    Err(e) => Ok((Value::Nil, Some(e.to_string()))),
-                }
-            })?,
-        )?;
-        let site = site_table(&lua, config, codec)?;
-        lua.load(include_str!("prelude.lua"))
-            .set_name("=mw")
-            .set_mode(ChunkMode::Text)
-            .call::<()>((iface.clone(), site))?;
-        // The library itself is outside the page's budget.
-        budget.used.set(0);
-        lua.set_memory_limit(config.limits.lua_memory as usize)?;
+        sandbox::register(&lua, &iface, &budget)?;
+        ustring::register(&lua, &iface)?;
+        text::register(&lua, &iface)?;
+        let site = site::site_table(&lua, config, codec)?;
+        let lib = lua.create_table()?;
+        for (name, source) in LIBRARIES {
+            lua.load(source)
+                .set_name(name)
+                .set_mode(ChunkMode::Text)
+                .call::<()>((iface.clone(), site.clone(), lib.clone()))?;
+        }
+        sandbox::limit(&lua, &budget, &config.limits)?;
         Ok(PageLua {
             lua,
             iface,
@@ -188,33 +134,38 @@ impl PageLua {
     }
 }
 
-/// A decoded JSON value as `mw.text.jsonDecode` returns it: arrays become sequences
-/// from 1, objects tables, `null` nil.
-fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
-    use serde_json::Value as J;
-    Ok(match v {
-        J::Null => Value::Nil,
-        J::Bool(b) => Value::Boolean(*b),
-        J::Number(n) => match n.as_i64() {
-            Some(i) if i.unsigned_abs() < 1 << 53 => Value::Number(i as f64),
-            _ => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        J::String(s) => Value::String(lua.create_string(s)?),
-        J::Array(a) => {
-            let t = lua.create_table()?;
-            for (i, x) in a.iter().enumerate() {
-                t.raw_set(i + 1, json_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
+/// The page's Lua state, created at its first `#invoke` and dropped with the page.
+#[derive(Default)]
+pub(super) struct PageLuaCell {
+    state: RefCell<Option<Rc<PageLua>>>,
+    failed: std::cell::Cell<bool>,
+}
+
+impl PageLuaCell {
+    pub(super) fn reset(&self) {
+        *self.state.borrow_mut() = None;
+        self.failed.set(false);
+    }
+
+    pub(super) fn get(&self, ex: &Expander<'_>) -> Result<Rc<PageLua>, ()> {
+        if let Some(p) = self.state.borrow().as_ref() {
+            return Ok(p.clone());
         }
-        J::Object(o) => {
-            let t = lua.create_table()?;
-            for (k, x) in o {
-                t.raw_set(k.as_str(), json_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
+        if self.failed.get() {
+            return Err(());
         }
-    })
+        match PageLua::new(ex.config(), ex.codec()) {
+            Ok(p) => {
+                let p = Rc::new(p);
+                *self.state.borrow_mut() = Some(p.clone());
+                Ok(p)
+            }
+            Err(_) => {
+                self.failed.set(true);
+                Err(())
+            }
+        }
+    }
 }
 
 /// The text of a Lua error without mlua's decorations.
@@ -379,7 +330,7 @@ pub(super) enum Failure {
     Lua(String),
 }
 
-pub(super) use host::{PageLuaCell, StringParts};
+pub(super) use frame::StringParts;
 
 #[cfg(test)]
 mod tests;

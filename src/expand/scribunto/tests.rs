@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::expand::tests::{Pages, config, run, templates};
-use crate::expand::{Expander, Expansion};
+use crate::expand::{Expander, Expansion, Warning};
 
 fn module(name: &str, code: &'static str) -> (String, &'static str) {
     (format!("Module:{name}"), code)
@@ -105,6 +105,26 @@ fn script_errors_render_and_are_recorded() {
     );
     let e = run_mods(&mods, &[], "{{#iferror:{{#invoke:Echo|fail}}|caught}}");
     assert_eq!(e.text, "caught");
+}
+
+/// Each library file is its own chunk, named after its library: an error raised inside
+/// a library's code says which library it is in, as an error in a module names the module.
+#[test]
+fn errors_inside_a_library_name_its_file() {
+    let code = "return { f = function() return mw.text.truncate('abcdef', 2, {}) end }";
+    let e = run_mods(&[module("T", code)], &[], "{{#invoke:T|f}}");
+    assert!(
+        e.text.contains("Lua error in mw.text at line"),
+        "{}",
+        e.text
+    );
+    assert!(e.text.contains("attempt to concatenate"), "{}", e.text);
+    assert!(
+        matches!(&e.warnings[..], [Warning::ScriptError { module, message }]
+            if module == "Module:T" && message.starts_with("mw.text:")),
+        "{:?}",
+        e.warnings
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
-//! The Rust half of `mw.ustring`: UTF-8 aware string functions and patterns (see
-//! [`super::pattern`]), registered as plain Lua functions (they need nothing of the
-//! page). Positions are 1-based code-point indices, negative ones count from the end,
-//! as in Scribunto.
+//! The Rust half of `mw.ustring` (`ustring.lua`): UTF-8 aware string functions and
+//! patterns (see [`super::pattern`]), registered as plain Lua functions on
+//! `iface.ustring` (they need nothing of the page). Positions are 1-based code-point
+//! indices, negative ones count from the end, as in Scribunto.
 
 use mlua::{Lua, MultiValue, Table, Value};
 use unicode_normalization::UnicodeNormalization;
@@ -388,8 +388,9 @@ fn byteoffset(
     )
 }
 
-/// Registers the functions on table `u`.
-pub(super) fn register(lua: &Lua, u: &Table) -> mlua::Result<()> {
+/// Registers the functions on a new table `iface.ustring`.
+pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
+    let u = lua.create_table()?;
     u.set(
         "len",
         lua.create_function(|_, s: mlua::LuaString| {
@@ -444,61 +445,7 @@ pub(super) fn register(lua: &Lua, u: &Table) -> mlua::Result<()> {
             })?,
         )?;
     }
-    u.set(
-        "decode",
-        lua.create_function(|lua, (s, named): (mlua::LuaString, bool)| {
-            let t = s.to_string_lossy().to_string();
-            let decoded = if named {
-                html_escape::decode_html_entities(&t).into_owned()
-            } else {
-                decode_basic(&t)
-            };
-            lua.create_string(&decoded)
-        })?,
-    )?;
-    Ok(())
-}
-
-/// `mw.text.decode` without named entities: numeric references and the five XML ones.
-fn decode_basic(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let end = rest[..rest.len().min(12)].find(';');
-        let decoded = end.and_then(|e| {
-            let body = &rest[1..e];
-            let c = match body {
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "amp" => Some('&'),
-                "quot" => Some('"'),
-                "nbsp" => Some('\u{a0}'),
-                _ => {
-                    let num = body.strip_prefix('#')?;
-                    let v = match num.strip_prefix(['x', 'X']) {
-                        Some(h) => u32::from_str_radix(h, 16).ok()?,
-                        None => num.parse().ok()?,
-                    };
-                    char::from_u32(v)
-                }
-            }?;
-            Some((c, e + 1))
-        });
-        match decoded {
-            Some((c, n)) => {
-                out.push(c);
-                rest = &rest[n..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    iface.set("ustring", u)
 }
 
 #[cfg(test)]
@@ -512,10 +459,5 @@ mod tests {
         assert_eq!(lua_number(1.0 / 3.0), "0.33333333333333");
         assert_eq!(lua_number(1e20), "1e+20");
         assert_eq!(lua_number(-2.5), "-2.5");
-    }
-
-    #[test]
-    fn entities() {
-        assert_eq!(decode_basic("a&lt;b&#65;&#x42;&bogus;"), "a<bAB&bogus;");
     }
 }

@@ -1,0 +1,173 @@
+-- mw: the library's table and its core functions (clone, log, dumpObject, allToString,
+-- incrementExpensiveFunctionCount), and the environment each #invoke runs in: a copy
+-- of the globals with `require` and `mw.loadData` reading modules from the dump.
+-- Written for wikiwit from the Scribunto Lua reference manual (not derived from
+-- Scribunto's code).
+-- Called with (iface, site, lib): `iface.host(op, ...)` reaches the expander (replaced on
+-- each #invoke); sets `lib.host` and `lib.cloneEnv`.
+local iface, _, lib = ...
+local type, error, select, setmetatable, getmetatable, next =
+	type, error, select, setmetatable, getmetatable, next
+local concat, sort = table.concat, table.sort
+local rawsetfenv, libraryUtil = lib.rawsetfenv, lib.libraryUtil
+local function host(op, ...)
+	return iface.host(op, ...)
+end
+lib.host = host
+
+local mw = {}
+_G.mw = mw
+
+-- mw.clone: a deep copy keeping metatables and shared references.
+function mw.clone(v)
+	local seen = {}
+	local function copy(x)
+		if type(x) ~= 'table' then
+			return x
+		end
+		if seen[x] then
+			return seen[x]
+		end
+		local c = {}
+		seen[x] = c
+		for k, val in next, x do
+			c[copy(k)] = copy(val)
+		end
+		setmetatable(c, getmetatable(x))
+		return c
+	end
+	return copy(v)
+end
+
+function mw.log() end
+function mw.logObject() end
+function mw.addWarning() end
+function mw.isSubsting()
+	return false
+end
+function mw.incrementExpensiveFunctionCount()
+	local ok, err = host('expensive')
+	if not ok then
+		error(err, 2)
+	end
+end
+
+function mw.dumpObject(o)
+	local seen = {}
+	local function dump(x, indent)
+		if type(x) == 'string' then
+			return string.format('%q', x)
+		elseif type(x) ~= 'table' then
+			return tostring(x)
+		end
+		if seen[x] then
+			return 'table (recursion)'
+		end
+		seen[x] = true
+		local keys = {}
+		for k in next, x do
+			keys[#keys + 1] = k
+		end
+		sort(keys, function(a, b)
+			if type(a) == type(b) and (type(a) == 'number' or type(a) == 'string') then
+				return a < b
+			end
+			return type(a) < type(b)
+		end)
+		local parts = { 'table {\n' }
+		for _, k in ipairs(keys) do
+			parts[#parts + 1] = indent .. '  [' .. dump(k, indent .. '  ') .. '] = '
+				.. dump(x[k], indent .. '  ') .. ',\n'
+		end
+		parts[#parts + 1] = indent .. '}'
+		return concat(parts)
+	end
+	return dump(o, '')
+end
+
+function mw.allToString(...)
+	local t = {}
+	for i = 1, select('#', ...) do
+		t[i] = tostring((select(i, ...)))
+	end
+	return concat(t)
+end
+
+-- Modules: require / mw.loadData through the dump, one environment per #invoke.
+local loadedData = {}
+local baseGlobals = _G
+local function loadChunk(name)
+	local fn, t = host('loadModule', name)
+	return fn, t
+end
+local function cloneEnv()
+	local env = {}
+	for k, v in next, baseGlobals do
+		if type(v) == 'table' and k ~= '_G' then
+			env[k] = mw.clone(v)
+		else
+			env[k] = v
+		end
+	end
+	env._G = env
+	local loaded = {
+		libraryUtil = libraryUtil, ustring = env.mw.ustring,
+		string = env.string, table = env.table, math = env.math, os = env.os, mw = env.mw,
+		_G = env,
+	}
+	env.package = { loaded = loaded, preload = {} }
+	local loading = {}
+	env.require = function(name)
+		if type(name) ~= 'string' then
+			error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ')', 2)
+		end
+		if loaded[name] ~= nil then
+			return loaded[name]
+		end
+		if name == 'strict' then
+			local mt = getmetatable(env) or {}
+			mt.__index = function(_, k)
+				error('variable \'' .. tostring(k) .. '\' is not declared', 2)
+			end
+			setmetatable(env, mt)
+			loaded[name] = true
+			return true
+		end
+		local fn, key = loadChunk(name)
+		if not fn then
+			error("module '" .. name .. "' not found", 2)
+		end
+		if loading[key] then
+			error("loop or previous error loading module '" .. name .. "'", 2)
+		end
+		loading[key] = true
+		rawsetfenv(fn, env)
+		local r = fn()
+		loading[key] = nil
+		if r == nil then
+			r = true
+		end
+		loaded[name] = r
+		return r
+	end
+	env.mw.loadData = function(name)
+		if type(name) ~= 'string' then
+			error("bad argument #1 to 'mw.loadData' (string expected, got " .. type(name) .. ')', 2)
+		end
+		local fn, key = loadChunk(name)
+		if not fn then
+			error("module '" .. name .. "' not found", 2)
+		end
+		if loadedData[key] == nil then
+			rawsetfenv(fn, cloneEnv())
+			local r = fn()
+			if type(r) ~= 'table' then
+				error('mw.loadData: the module ' .. key .. ' returned a ' .. type(r) .. ', not a table', 2)
+			end
+			loadedData[key] = r
+		end
+		return loadedData[key]
+	end
+	return env
+end
+lib.cloneEnv = cloneEnv

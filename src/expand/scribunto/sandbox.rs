@@ -1,0 +1,69 @@
+//! The Rust half of the sandbox (`sandbox.lua`): the standard libraries a module starts
+//! with, the page's limits — a count of VM instructions and a memory limit on the Lua
+//! heap — and `iface.expired`, by which `sandbox.lua`'s `pcall` lets the end of the
+//! budget through.
+//!
+//! The count is taken by a hook every [`HOOK_INTERVAL`] instructions rather than timed,
+//! so the same page gives the same text on any machine.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, VmState};
+
+use super::super::Limits;
+
+/// VM instructions between two checks of the budget.
+const HOOK_INTERVAL: u32 = 1000;
+
+/// The message Scribunto gives when the CPU limit is reached.
+pub(super) const TIMEOUT_MESSAGE: &str = "The time allocated for running scripts has expired.";
+
+/// Instruction accounting shared with the hook.
+#[derive(Debug, Default)]
+pub(super) struct Budget {
+    pub(super) used: Cell<u64>,
+    pub(super) limit: Cell<u64>,
+    pub(super) timed_out: Cell<bool>,
+}
+
+/// A Lua state with the standard libraries `sandbox.lua` trims: no `io`, `os`, `debug`
+/// or `package` at all.
+pub(super) fn new_state() -> mlua::Result<Lua> {
+    Lua::new_with(
+        StdLib::TABLE | StdLib::STRING | StdLib::MATH,
+        LuaOptions::new(),
+    )
+}
+
+/// `iface.expired`: whether the page's instruction budget ran out.
+pub(super) fn register(lua: &Lua, iface: &Table, budget: &Rc<Budget>) -> mlua::Result<()> {
+    let b = budget.clone();
+    iface.set(
+        "expired",
+        lua.create_function(move |_, ()| Ok(b.timed_out.get()))?,
+    )
+}
+
+/// Puts the page's limits on the state, once the library is loaded: the library is
+/// outside the page's budget, and the count starts afresh here, so what a page is
+/// charged does not depend on the size of the library.
+pub(super) fn limit(lua: &Lua, budget: &Rc<Budget>, limits: &Limits) -> mlua::Result<()> {
+    budget.limit.set(limits.lua_instructions);
+    let b = budget.clone();
+    // Global, so that coroutines created by modules run under the same count.
+    lua.set_global_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
+        move |_, _| {
+            let used = b.used.get() + HOOK_INTERVAL as u64;
+            b.used.set(used);
+            if used > b.limit.get() {
+                b.timed_out.set(true);
+                return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
+            }
+            Ok(VmState::Continue)
+        },
+    )?;
+    lua.set_memory_limit(limits.lua_memory as usize)?;
+    Ok(())
+}
