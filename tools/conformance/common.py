@@ -37,7 +37,7 @@ class Source:
     def _git(self, *args):
         proc = subprocess.run(["git", "-C", self.path, *args], capture_output=True)
         if proc.returncode != 0:
-            msg = proc.stderr.decode("utf-8", "replace").strip()
+            msg = proc.stderr.decode("utf-8", "replace").strip() or "no such object"
             raise SourceError(f"git {' '.join(args)} in {self.path}: {msg}")
         return proc.stdout
 

@@ -315,7 +315,9 @@ def file_results(ww, suite, name, lua, jobs, progress):
 
 def normalization_lines(suite, path):
     if path:
-        with open(path, encoding="utf-8") as f:
+        import bz2
+        opener = bz2.open if path.endswith(".bz2") else open
+        with opener(path, "rt", encoding="utf-8") as f:
             lines = f.read().splitlines()
     else:
         lines = suite.normalization_static()
@@ -391,8 +393,9 @@ def main(argv=None):
     parser.add_argument("scribunto", help="a Scribunto checkout, or a git directory with --ref")
     common.add_common_args(parser)
     parser.add_argument("--normalization", metavar="FILE",
-                        help="Unicode's NormalizationTest.txt: run every line (default: the "
-                             "one line the PHP provider falls back to)")
+                        help="Unicode's NormalizationTest.txt (or .txt.bz2, as Debian's "
+                             "unicode-data has it): run every line (default: the one line "
+                             "the PHP provider falls back to)")
     parser.add_argument("--lua", default="lua5.1",
                         help="reference Lua 5.1, for the names of tests in a file wikiwit "
                              "cannot load (default: lua5.1)")
