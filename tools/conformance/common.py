@@ -10,6 +10,10 @@ from the checkout given on the command line when the harness runs.
 import concurrent.futures
 import json
 import os
+import queue
+import select
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -214,9 +218,13 @@ class MediaWiki:
             raise RuntimeError(f"php {args[0]} failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
 
     def build(self, dump, sitename, server):
-        """A fresh wiki in the directory: install, the harness's settings, the dump."""
-        import shutil
-        shutil.rmtree(self.dir, ignore_errors=True)
+        """A fresh wiki in the directory: install, the harness's settings, the dump. Only
+        a directory that is empty or holds an earlier harness wiki is replaced."""
+        if os.path.isdir(self.dir) and os.listdir(self.dir):
+            if not os.path.exists(os.path.join(self.dir, "wikiwittest.sqlite")):
+                raise RuntimeError(f"{self.dir} is not empty and holds no harness wiki: "
+                                   "give a new directory to --mediawiki")
+            shutil.rmtree(self.dir)
         os.makedirs(self.dir)
         host = server.split("://", 1)[-1]
         self._php("maintenance/install.php", "--dbtype", "sqlite", "--dbpath", self.dir,
@@ -230,14 +238,12 @@ class MediaWiki:
             f.write(self.settings)
         self._php("maintenance/update.php", "--conf", self.conf, "--quick")
         self._php("maintenance/importDump.php", "--conf", self.conf, dump)
-        import queue
         self.workers = queue.Queue()
         for _ in range(max(1, self.jobs)):
             self.workers.put(self._start())
 
     def page_id(self, title):
         """The id MediaWiki gave a page on import (it does not keep the dump's)."""
-        import sqlite3
         ns_name, _, rest = title.partition(":")
         ns = NS_BY_NAME.get(ns_name, 0) if rest else 0
         key = (rest if ns else title).replace(" ", "_")
@@ -255,7 +261,6 @@ class MediaWiki:
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
 
     def expand(self, text, title):
-        import select
         worker = self.workers.get()
         result = {"rc": 0, "stdout": "", "stderr": "", "timeout": False}
         try:

@@ -10,8 +10,10 @@
   `#expr`'s error (ExprError).
 """
 
+import argparse
 import os
 import re
+import sys
 
 from . import common
 
@@ -185,8 +187,6 @@ def parser_test_results(ww, name, tests, jobs):
 
 
 def main(argv=None):
-    import argparse
-    import sys
     parser = argparse.ArgumentParser(
         prog="tools/parserfunctions-tests",
         description="Run ParserFunctions' parser tests and #expr cases (read from a "

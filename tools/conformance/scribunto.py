@@ -15,9 +15,14 @@ What Scribunto's PHP test bases do, and what this harness does in their place:
   in `LEFT_OUT` with the reason; those tests are reported, not counted.
 """
 
+import argparse
+import bz2
 import os
 import re
-import unicodedata
+import subprocess
+import sys
+import tempfile
+import time
 
 from . import common
 
@@ -210,8 +215,8 @@ LIST_CHUNK = 100
 
 
 def list_tests(ww, name):
-    """The tests of one file as wikiwit's engine provides them: ({index: (name, expect
-    or None)}, None), or (None, why the module does not load there)."""
+    """The tests of one file as the engine under test provides them: ({index: (name,
+    expect or None)}, None), or (None, why the module does not load there)."""
     tests = {}
     start, count = 1, None
     while count is None or start <= count:
@@ -231,15 +236,18 @@ def list_tests(ww, name):
                 tests[int(fields[0])] = (fields[2], expect)
             elif kind == "provide":
                 tests[int(fields[0])] = (f"(provide() failed: {fields[2]})", None)
+        if count is None:
+            return None, "the listing gave no count"
         start += LIST_CHUNK
+    for index in range(1, count + 1):
+        # A listing cut short (an output limit, say) must not make tests vanish.
+        tests.setdefault(index, (f"(test {index}: not listed)", None))
     return tests, None
 
 
 def reference_names(lua, src, rel, name):
     """Test names of a file wikiwit cannot load, from the reference Lua 5.1 with every
     `mw` value stubbed (names and count only; expectations need the real library)."""
-    import subprocess
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         for f in ("TestFramework", name):
             with open(os.path.join(tmp, f + ".lua"), "wb") as out:
@@ -315,7 +323,6 @@ def file_results(ww, suite, name, lua, jobs, progress):
 
 def normalization_lines(suite, path):
     if path:
-        import bz2
         opener = bz2.open if path.endswith(".bz2") else open
         with opener(path, "rt", encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -383,9 +390,6 @@ def skip_untranslated(results, names):
 
 
 def main(argv=None):
-    import argparse
-    import sys
-    import time
     parser = argparse.ArgumentParser(
         prog="tools/scribunto-tests",
         description="Run Scribunto's LuaCommon library tests (read from a checkout) through "
