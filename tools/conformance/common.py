@@ -11,6 +11,7 @@ import concurrent.futures
 import json
 import os
 import queue
+import re
 import select
 import shutil
 import sqlite3
@@ -118,6 +119,12 @@ class Page:
         self.model = model or ("Scribunto" if self.ns == 828 else "wikitext")
         self.redirect = redirect
         self.id = None
+
+
+def redirect_target(text):
+    """The target of a `#REDIRECT [[…]]` page text, for the dump's <redirect> element."""
+    m = re.match(r"^#REDIRECT\s*\[\[([^\]|#]+)", text, re.I)
+    return m.group(1).strip() if m else None
 
 
 def write_dump(path, pages, sitename, server, lang="en", timestamp="2022-11-30T00:00:00Z"):

@@ -203,7 +203,7 @@ def main(argv=None):
     except common.SourceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    pages = [common.Page(title, text, redirect=redirect_target(text))
+    pages = [common.Page(title, text, redirect=common.redirect_target(text))
              for n in files for title, text in parsed[n][0]]
     work, _keep = common.work_dir(args.work)
     ww = common.engine(args, work, MEDIAWIKI_SETTINGS)
@@ -221,8 +221,3 @@ def main(argv=None):
     header = {"suite": "parserfunctions", **src.describe(), **common.engine_header(args, ww)}
     ww.close()
     return common.finish(args, header, results, files + [EXPRESSION_FILE])
-
-
-def redirect_target(text):
-    m = re.match(r"^#REDIRECT\s*\[\[([^\]|#]+)", text, re.I)
-    return m.group(1).strip() if m else None

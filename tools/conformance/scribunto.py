@@ -122,9 +122,8 @@ _USER_EDIT = re.compile(
     r"newFromTitle\(\s*Title::newFromText\(\s*" + _QUOTED + r"\s*\)\s*\)\s*;\s*"
     r"\$page->doUserEditContent\(\s*new WikitextContent\(\s*" + _QUOTED, re.S)
 _MODULE_NAME = re.compile(r"\$moduleName\s*=\s*'(\w+)'")
-_REDIRECT = re.compile(r"^#REDIRECT\s*\[\[([^\]|#]+)", re.I)
 _NS_NAMES = {"MAIN": "", "HELP": "Help", "MODULE": "Module", "TEMPLATE": "Template",
-             "PROJECT": "Project", "USER": "User"}
+             "USER": "User"}
 
 
 def fixture_pages(src, rel, php_files):
@@ -142,9 +141,8 @@ def fixture_pages(src, rel, php_files):
             pages.append(common.Page(full, body, model=model))
         for title, text in _USER_EDIT.findall(php):
             body = php_string(text)
-            target = _REDIRECT.match(body)
             pages.append(common.Page(php_string(title), body,
-                                     redirect=target.group(1).strip() if target else None))
+                                     redirect=common.redirect_target(body)))
     return pages
 
 
