@@ -107,7 +107,7 @@ pub(crate) fn load(dump: &Dump, codec: &TitleCodec, lang: &str) -> Wiki {
         |_| {},
         &cancel,
     )
-    .expect("read the ltgwiki dump");
+    .expect("read the dump");
     wiki
 }
 

@@ -1,8 +1,17 @@
-//! `wikiwit`'s expander against MediaWiki 1.39's `action=expandtemplates`: every case in
-//! `tests/data/expand-mw/expansions.jsonl` (recorded by `tools/mediawiki/record-expansions`
-//! from a MediaWiki set up like ltgwiki with the complete ltgwiki-2017 dump imported, plus
-//! the pages of `pages.txt`) is expanded here with the same pages and must give
-//! MediaWiki's text byte for byte, unless `differences.tsv` lists it with a reason.
+//! `wikiwit`'s expander against MediaWiki 1.39's `action=expandtemplates`, on two wikis:
+//!
+//! - ltgwiki: `tests/data/expand-mw/`, recorded by `tools/mediawiki/record-expansions`
+//!   from a MediaWiki set up like ltgwiki with the complete ltgwiki-2017 dump imported;
+//! - enwiki with English Wikipedia's citation toolkit: `tests/data/expand-cs1/`, recorded
+//!   with `--wiki enwiki-cs1` from enwiki-2016-206pages-cs1 (CS1 citations of every kind,
+//!   Lang, Footnotes, Infobox, Navbox, `formatDate` and `#time` on PHP's date inputs).
+//!
+//! Every case in a folder's `expansions.jsonl` is expanded here with the dump's pages plus
+//! the folder's `pages.txt` and must give MediaWiki's text byte for byte, unless the
+//! folder's `differences.tsv` lists it with a reason (on enwiki: the category of the
+//! first construct that differs). A listed case that starts to agree fails the test too,
+//! so the list is always the current one. `WIKIWIT_EXPAND_MW_OUT=FILE` writes every
+//! differing case (input, MediaWiki's text and wikiwit's) to FILE as JSON lines.
 
 use std::collections::BTreeMap;
 
@@ -14,8 +23,27 @@ use wikiwit::title::{InterwikiProfile, TitleCodec};
 use crate::expand::{Wiki, load};
 use crate::util::*;
 
-fn fixtures() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/expand-mw")
+/// One wiki's recorded expansions.
+struct Recorded {
+    /// Folder under `tests/data/`.
+    folder: &'static str,
+    dump: &'static str,
+    /// wikiwit's build date of the dump (its newest template, module or message revision),
+    /// to which MediaWiki's clock was pinned while recording.
+    build_date: i64,
+    /// The content language's recorded messages (in the folder), if it is not English.
+    messages: Option<&'static str>,
+    /// The recording must hold at least this many cases.
+    min_cases: usize,
+}
+
+impl Recorded {
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(self.folder)
+            .join(name)
+    }
 }
 
 /// `%% header` blocks, as `tools/mediawiki/record-expansions` reads them.
@@ -33,10 +61,10 @@ fn blocks(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The fixture's own pages (loops, parameters, a Lua module exercising the frame and the
-/// `mw` library), saved into MediaWiki before recording and added to the dump's here.
-fn add_pages(wiki: &mut Wiki, codec: &TitleCodec, lang: &str) {
-    let text = std::fs::read_to_string(fixtures().join("pages.txt")).expect("pages.txt");
+/// The fixture's own pages (test templates and modules), saved into MediaWiki before
+/// recording and added to the dump's here.
+fn add_pages(rec: &Recorded, wiki: &mut Wiki, codec: &TitleCodec, lang: &str) {
+    let text = std::fs::read_to_string(rec.path("pages.txt")).expect("pages.txt");
     for (title, body) in blocks(&text) {
         let t = codec.parse_page_title(&title).expect("fixture page title");
         if let RedirectSyntax::Target(r) = redirect::parse(&body, lang, false, codec) {
@@ -54,8 +82,8 @@ struct Case {
     output: String,
 }
 
-fn cases() -> Vec<Case> {
-    std::fs::read_to_string(fixtures().join("expansions.jsonl"))
+fn cases(rec: &Recorded) -> Vec<Case> {
+    std::fs::read_to_string(rec.path("expansions.jsonl"))
         .expect("expansions.jsonl")
         .lines()
         .map(|l| {
@@ -72,10 +100,9 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// `id<TAB>reason` lines: the cases whose difference from MediaWiki is deliberate or
-/// cannot be had offline.
-fn differences() -> BTreeMap<String, String> {
-    std::fs::read_to_string(fixtures().join("differences.tsv"))
+/// `id<TAB>reason` lines: the cases that differ from MediaWiki, and why.
+fn differences(rec: &Recorded) -> BTreeMap<String, String> {
+    std::fs::read_to_string(rec.path("differences.tsv"))
         .expect("differences.tsv")
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -87,28 +114,22 @@ fn differences() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// 2017-08-13T03:12:18Z: the build date of this dump (its newest template, module or
-/// message revision), which MediaWiki's clock was pinned to while recording.
-const BUILD_DATE: i64 = 1_502_593_938;
-
-#[test]
-fn expansions_equal_mediawiki_1_39() {
-    let dump = Dump::open(&data("ltgwiki-2017-complete.xml.bz2"), None).expect("open dump");
+/// Expands every case of `rec` and returns the ones that differ, with wikiwit's text.
+fn expand_all<'c>(rec: &Recorded, cases: &'c [Case]) -> Vec<(&'c Case, String)> {
+    let dump = Dump::open(&data(rec.dump), None).expect("open dump");
     let site = dump.siteinfo().clone();
     let codec = TitleCodec::new(&site, InterwikiProfile::Mediawiki);
     let mut wiki = load(&dump, &codec, &site.lang);
-    add_pages(&mut wiki, &codec, &site.lang);
-    let mut config = ExpandConfig::from_site(&site, BUILD_DATE);
-    // ltg's messages and date formats, recorded from the same MediaWiki
-    // (`tools/mediawiki/record-messages --fixture`).
-    let messages = Messages::load(&fixtures().join("messages-ltg.json")).expect("messages");
-    config.messages = std::sync::Arc::new(messages);
+    add_pages(rec, &mut wiki, &codec, &site.lang);
+    let mut config = ExpandConfig::from_site(&site, rec.build_date);
+    if let Some(file) = rec.messages {
+        // Recorded from the same MediaWiki (`tools/mediawiki/record-messages --fixture`).
+        let messages = Messages::load(&rec.path(file)).expect("messages");
+        config.messages = std::sync::Arc::new(messages);
+    }
     let expander = Expander::new(&wiki, &codec, config);
-    let allowed = differences();
-    let cases = cases();
-    assert!(cases.len() >= 200, "{} cases", cases.len());
     let mut differ = Vec::new();
-    for case in &cases {
+    for case in cases {
         let t = codec
             .parse(&case.title, 0)
             .unwrap_or_else(|e| panic!("{}: title {:?}: {e}", case.id, case.title));
@@ -119,7 +140,7 @@ fn expansions_equal_mediawiki_1_39() {
             .get(&(t.ns, t.dbkey.clone()))
             .map(|r| PageRevision {
                 rev_id: None,
-                timestamp: BUILD_DATE,
+                timestamp: rec.build_date,
                 size: None,
                 ..*r
             });
@@ -129,12 +150,46 @@ fn expansions_equal_mediawiki_1_39() {
             differ.push((case, got));
         }
     }
-    let equal = cases.len() - differ.len();
+    differ
+}
+
+/// Writes the differing cases to `$WIKIWIT_EXPAND_MW_OUT`, for whoever works on them.
+fn write_out(differ: &[(&Case, String)], allowed: &BTreeMap<String, String>) {
+    let Some(path) = std::env::var_os("WIKIWIT_EXPAND_MW_OUT") else {
+        return;
+    };
+    let mut out = String::new();
+    for (case, got) in differ {
+        let row = serde_json::json!({
+            "id": case.id, "title": case.title, "listed": allowed.get(&case.id),
+            "input": case.input, "mediawiki": case.output, "wikiwit": got,
+        });
+        out.push_str(&row.to_string());
+        out.push('\n');
+    }
+    std::fs::write(&path, out).expect("write WIKIWIT_EXPAND_MW_OUT");
+}
+
+fn compare(rec: &Recorded) {
+    let allowed = differences(rec);
+    let cases = cases(rec);
+    assert!(cases.len() >= rec.min_cases, "{} cases", cases.len());
+    let differ = expand_all(rec, &cases);
+    write_out(&differ, &allowed);
+    let mut categories: BTreeMap<&str, usize> = BTreeMap::new();
+    for why in allowed.values() {
+        *categories.entry(why.as_str()).or_default() += 1;
+    }
     eprintln!(
-        "expand vs MediaWiki 1.39: {equal} of {} cases equal ({} listed as deliberate)",
+        "{}: expand vs MediaWiki 1.39: {} of {} cases equal ({} listed in differences.tsv)",
+        rec.folder,
+        cases.len() - differ.len(),
         cases.len(),
         allowed.len()
     );
+    for (why, n) in &categories {
+        eprintln!("  {n:4}  {why}");
+    }
     let mut unexpected = String::new();
     for (case, got) in &differ {
         if !allowed.contains_key(&case.id) {
@@ -155,6 +210,31 @@ fn expansions_equal_mediawiki_1_39() {
     );
     assert!(
         stale.is_empty(),
-        "listed in differences.tsv but now equal (or gone): {stale:?}"
+        "listed in {}/differences.tsv but now equal (or gone): {stale:?}",
+        rec.folder
     );
+}
+
+#[test]
+fn expansions_equal_mediawiki_1_39() {
+    compare(&Recorded {
+        folder: "expand-mw",
+        dump: "ltgwiki-2017-complete.xml.bz2",
+        // 2017-08-13T03:12:18Z
+        build_date: 1_502_593_938,
+        messages: Some("messages-ltg.json"),
+        min_cases: 200,
+    });
+}
+
+#[test]
+fn cs1_expansions_equal_mediawiki_1_39() {
+    compare(&Recorded {
+        folder: "expand-cs1",
+        dump: "enwiki-2016-206pages-cs1.xml.bz2",
+        // 2024-06-19T00:00:00Z
+        build_date: 1_718_755_200,
+        messages: None,
+        min_cases: 400,
+    });
 }

@@ -1,22 +1,14 @@
 <?php
-# Appended to the LocalSettings.php that maintenance/install.php writes: the wiki is set
-# up like ltgwiki in 2017 (tools/mediawiki/setup), the reference for `wikiwit expand`.
+# Appended, after the settings of one wiki of tools/mediawiki/wikis/ (its URLs and
+# namespaces), to the LocalSettings.php that maintenance/install.php writes
+# (tools/mediawiki/setup): what every reference wiki of `wikiwit expand` shares.
 
-# URLs as Wikimedia serves ltgwiki: {{fullurl:}}, {{SERVER}}, {{localurl:}}.
-$wgServer = '//ltg.wikipedia.org';
-$wgCanonicalServer = 'https://ltg.wikipedia.org';
+$wgLocaltimezone = 'UTC';
+date_default_timezone_set( 'UTC' );
 $wgScriptPath = '/w';
 $wgArticlePath = '/wiki/$1';
 $wgResourceBasePath = '/w';
 $wgStylePath = '/w/skins';
-$wgLocaltimezone = 'UTC';
-date_default_timezone_set( 'UTC' );
-
-# The dump's <siteinfo> namespaces.
-$wgMetaNamespace = 'Vikipedeja';
-$wgMetaNamespaceTalk = 'Vikipedejis_sprīža';
-$wgExtraNamespaces[828] = 'Modulis';
-$wgExtraNamespaces[829] = 'Moduļa_diskusija';
 
 # Wikimedia's limit (MediaWiki's default is 100); wikiwit uses Wikimedia's.
 $wgExpensiveParserFunctionLimit = 500;
@@ -25,14 +17,16 @@ wfLoadExtension( 'ParserFunctions' );
 $wgPFEnableStringFunctions = false;
 wfLoadExtension( 'Cite' );
 wfLoadExtension( 'Scribunto' );
-$wgScribuntoDefaultEngine = 'luastandalone';
+# LuaStandalone on Debian's lua5.1 records the fixtures; WIKIWIT_MW_ENGINE=luasandbox
+# (php-luasandbox, Wikipedia's engine) is what tools/mediawiki/parse-cost also times.
+$wgScribuntoDefaultEngine = getenv( 'WIKIWIT_MW_ENGINE' ) ?: 'luastandalone';
 $wgScribuntoEngineConf['luastandalone']['luaPath'] = '/usr/bin/lua5.1';
 
-# The pinned "now" of {{CURRENTYEAR}}, {{#time:}}, os.time(): wikiwit's build date for
-# this dump (its newest revision, 2017-08-13T03:12:18Z). WIKIWIT_MW_NOW overrides it.
-Wikimedia\Timestamp\ConvertibleTimestamp::setFakeTime(
-	getenv( 'WIKIWIT_MW_NOW' ) ?: '20170813031218'
-);
+# The pinned "now" of {{CURRENTYEAR}}, {{#time:}} without a date and the parser's
+# timestamp: wikiwit's build date for the wiki's dump ($wikiwitNow, set by the wiki's
+# profile). WIKIWIT_MW_NOW overrides it. PHP's own clock (relative dates such as
+# `today + 2 days`, Lua's os.time()) is pinned by tools/mediawiki/serve with libfaketime.
+Wikimedia\Timestamp\ConvertibleTimestamp::setFakeTime( getenv( 'WIKIWIT_MW_NOW' ) ?: $wikiwitNow );
 
 $wgShowExceptionDetails = true;
 $wgParserCacheType = CACHE_NONE;
