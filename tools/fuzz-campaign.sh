@@ -79,7 +79,21 @@ seed() {
       done ;;
     dump)
       cp "$shared/bgwiki-shortened.xml.bz2" "$shared/enwiki-table-markup-5pages.xml.bz2" "$dir/"
-      head -c 60000 "$data/rivers/rivers-wiki.xml" > "$dir/rivers-head.xml" ;;
+      head -c 60000 "$data/rivers/rivers-wiki.xml" > "$dir/rivers-head.xml"
+      # Small multistream dumps (header, pages, closing tag: one bz2 stream each) for the
+      # stream walk of src/dump/bz2_decode.rs; one at level 1 with a page of two blocks.
+      python3 - "$shared/ltgwiki-2017-multistream.xml.bz2" "$dir" <<'PY'
+import bz2, re, sys
+raw = bz2.decompress(open(sys.argv[1], "rb").read()).decode()
+head = raw[:raw.index("<page>")]
+pages = re.findall(r"  <page>.*?</page>\n", raw, re.S)
+big = max(pages, key=len)
+for name, chosen, level in (("multistream-3", pages[:3], 9), ("multistream-big", [big], 1)):
+    parts = [head, "".join(chosen), "</mediawiki>\n"]
+    with open(f"{sys.argv[2]}/{name}.xml.bz2", "wb") as f:
+        f.write(b"".join(bz2.compress(p.encode(), level) for p in parts))
+PY
+      ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
 }

@@ -8,6 +8,7 @@
 //! so the output does not depend on the number of threads.
 
 mod bz2;
+mod bz2_decode;
 mod directory;
 pub mod error;
 mod index_check;

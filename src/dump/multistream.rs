@@ -9,6 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
 
+use super::bz2_decode::{Cursor, Decoder, Fault};
 use super::error::DumpError;
 use super::sniff::{Container, Sniffed, sniff_file};
 
@@ -65,7 +66,9 @@ impl MultistreamIndex {
                 });
             }
             Sniffed::Container(Container::Bzip2) => {
-                Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(file)))
+                // SAFETY: the index is opened read-only and read once, now.
+                let data = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err)?;
+                Box::new(Bz2Reader::new(data))
             }
             _ => Box::new(file),
         };
@@ -154,6 +157,55 @@ impl MultistreamIndex {
             return Err(syntax(0, "the index lists no pages".to_string()));
         }
         Ok(MultistreamIndex { ranges, pages })
+    }
+}
+
+/// The decoded bytes of a mapped bz2 file as a reader, a block at a time, so that
+/// enwiki's 1 GB of index text never sits in memory at once.
+struct Bz2Reader {
+    data: memmap2::Mmap,
+    cursor: Cursor,
+    dec: Decoder,
+    buf: Vec<u8>,
+    /// Bytes of `buf` already read.
+    taken: usize,
+}
+
+impl Bz2Reader {
+    fn new(data: memmap2::Mmap) -> Bz2Reader {
+        Bz2Reader {
+            data,
+            cursor: Cursor::new(0),
+            dec: Decoder::new(),
+            buf: Vec::new(),
+            taken: 0,
+        }
+    }
+}
+
+impl Read for Bz2Reader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.taken == self.buf.len() {
+            self.buf.clear();
+            self.taken = 0;
+            self.dec
+                .fill(&self.data, &mut self.cursor, &mut self.buf, 1)
+                .map_err(|e| {
+                    let what = match e.fault {
+                        Fault::Truncated => "the bz2 data ends early".to_string(),
+                        Fault::NoHeader => "unexpected bytes after a bz2 stream".to_string(),
+                        Fault::Corrupt(detail) => detail,
+                    };
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{what} (bz2 stream at byte {})", e.stream_offset),
+                    )
+                })?;
+        }
+        let n = out.len().min(self.buf.len() - self.taken);
+        out[..n].copy_from_slice(&self.buf[self.taken..self.taken + n]);
+        self.taken += n;
+        Ok(n)
     }
 }
 
