@@ -264,3 +264,45 @@ fn options_are_spelled_and_documented_alike() {
         &["invalid value 'wikia'", "auto, mediawiki, wikimedia"],
     );
 }
+
+/// `wikiwit-auditgen --help` and `-h` are flags: usage on stdout, exit code 0; a wrong
+/// invocation is a usage error (exit code 2) naming what is wrong, not a panic.
+#[test]
+fn auditgen_answers_help_and_refuses_bad_arguments_with_usage() {
+    let auditgen = || std::process::Command::new(env!("CARGO_BIN_EXE_wikiwit-auditgen"));
+    for flag in ["--help", "-h"] {
+        let o = auditgen().arg(flag).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{flag}: {}",
+            crate::util::stderr(&o)
+        );
+        let out = crate::util::stdout(&o);
+        assert!(out.contains("Usage: wikiwit-auditgen"), "{flag}: {out}");
+        assert!(out.contains("generate") && out.contains("score"), "{out}");
+        assert!(o.stderr.is_empty(), "{flag}: {}", crate::util::stderr(&o));
+    }
+    let o = auditgen().args(["generate", "--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(crate::util::stdout(&o).contains("--index <DIR>"));
+    for bad in [
+        &[][..],
+        &["generate"],
+        &["score", "labels.tsv"],
+        &["frobnicate"],
+    ] {
+        let o = auditgen()
+            .args(bad)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
+        let err = crate::util::stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains("Usage:"), "{bad:?}: {err}");
+        assert!(
+            !err.contains("backtrace") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}

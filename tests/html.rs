@@ -313,3 +313,118 @@ fn pages_and_reports_load_in_headless_chromium() {
     let (dom, _) = load(&chromium, &profile, &format!("{base}/search?q=Oranjestad"));
     assert!(dom.contains("href=\"/wiki/Aruba#Climate\""));
 }
+
+/// Whether `text` holds a parenthetical group with nothing in it but whitespace and
+/// separators: what left-out templates leave (`Berlin ( , ) is`).
+fn has_emptied_parentheses(text: &str) -> bool {
+    text.match_indices('(').any(|(i, _)| {
+        let rest = &text[i + 1..];
+        rest.find(')').is_some_and(|j| {
+            rest[..j]
+                .chars()
+                .all(|c| c.is_whitespace() || c == ',' || c == ';')
+        })
+    })
+}
+
+/// Every namespace-0 page of every shared dump answers `/wiki/TITLE` with 200 and its
+/// page: the title as the heading, one sentence element per prose or list sentence of
+/// `text`, each table; a redirect that leads to a page shows that page, one that leads
+/// nowhere shows itself as a redirect page. No sentence keeps parentheses that
+/// left-out templates emptied.
+#[test]
+fn every_page_of_the_shared_dumps_has_a_page_view() {
+    for dump in [
+        "enwiki-2016-206pages",
+        "enwiki-2020-27pages-infoboxes",
+        "enwiki-table-markup-5pages",
+        "ltgwiki-2017-complete",
+    ] {
+        let tmp = util::tempdir();
+        let ix = tmp.path().join("idx");
+        util::build(&util::data(&format!("{dump}.xml.bz2")), &ix, &[]);
+        let index = wikiwit::index::Index::open(&ix).unwrap();
+        let server = Server::start(&ix, &[]);
+        let (mut pages, mut redirects, mut dead) = (0, 0, 0);
+        for line in util::export(&ix, "pages").lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f[1] != "0" {
+                continue;
+            }
+            let title = f[2].replace('_', " ");
+            let req = format!(
+                "GET /wiki/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                enc(&title)
+            );
+            let (status, _, body) = server.raw(req.as_bytes());
+            let body = String::from_utf8(body).unwrap();
+            assert_eq!(status, 200, "{dump}: /wiki/{title}: {body}");
+            assert_inert(&body, &title);
+            let found = match wikiwit::query::find_page(&index, &title) {
+                Ok(found) => found,
+                Err(e) => {
+                    assert!(e.is_not_found(), "{dump}: {title}: {e}");
+                    assert!(body.contains("Redirect to: "), "{dump}: {title}");
+                    dead += 1;
+                    continue;
+                }
+            };
+            if f[3] == "1" {
+                assert!(body.contains("(Redirected from "), "{dump}: {title}");
+                redirects += 1;
+                continue;
+            }
+            let escaped = found
+                .title
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;");
+            let heading = format!("<h1 id=\"title\">{escaped}</h1>");
+            assert!(body.contains(&heading), "{dump}: {heading}");
+            let text = wikiwit::query::text::text(&index, &title, None).unwrap();
+            let prose: Vec<&str> = text
+                .sections
+                .iter()
+                .flat_map(|s| &s.sentences)
+                .filter(|s| {
+                    matches!(
+                        s.kind,
+                        wikiwit::text::SentenceKind::Prose | wikiwit::text::SentenceKind::List
+                    )
+                })
+                .map(|s| s.text.as_str())
+                .collect();
+            assert_eq!(
+                count(&body, "data-sentence="),
+                prose.len(),
+                "{dump}: {title}: sentences"
+            );
+            for s in &prose {
+                assert!(!has_emptied_parentheses(s), "{dump}: {title}: {s}");
+            }
+            let tables = wikiwit::query::summary(&index, &title)
+                .unwrap()
+                .tables
+                .len();
+            assert_eq!(
+                count(&body, "<table class=\"data\""),
+                tables,
+                "{dump}: {title}"
+            );
+            pages += 1;
+        }
+        eprintln!("{dump}: {pages} pages, {redirects} redirects, {dead} dead redirects");
+        assert!(pages > 0, "{dump}");
+        if dump == "enwiki-2020-27pages-infoboxes" {
+            // The lead MediaWiki renders as "Berlin (/bɜːrˈlɪn/, German: …) is the capital".
+            let (_, _, body) =
+                server.raw(b"GET /wiki/Berlin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let body = String::from_utf8(body).unwrap();
+            assert!(
+                body.contains(">Berlin is the capital and largest city of Germany"),
+                "{body}"
+            );
+        }
+    }
+}

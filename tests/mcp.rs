@@ -126,6 +126,14 @@ fn calls() -> Vec<(&'static str, Value)> {
         ("search", json!({"query": "capital Oranjestad", "limit": 5})),
         ("search", json!({"query": "rainfall", "page": "Aruba"})),
         ("page_summary", json!({"title": "Aruba"})),
+        ("links", json!({"title": "Aruba"})),
+        ("links", json!({"title": "Aruba", "context": "table"})),
+        ("links", json!({"title": "AynRand", "origin": "own"})),
+        ("links", json!({"title": "Aruba", "incoming": true})),
+        (
+            "links",
+            json!({"title": "Ayn Rand", "incoming": true, "direct": true, "context": "prose"}),
+        ),
         ("section_text", json!({"title": "Aruba"})),
         (
             "section_text",
@@ -169,7 +177,7 @@ fn every_tool_result_validates_against_its_declared_output_schema() {
     let mut client = Client::start(&tmp.path().join("idx"));
     let listed = client.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 11, "{listed}");
+    assert_eq!(tools.len(), 12, "{listed}");
     let mut validators = std::collections::BTreeMap::new();
     for t in tools {
         let name = t["name"].as_str().unwrap();

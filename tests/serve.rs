@@ -497,6 +497,15 @@ fn native_endpoints_answer_as_the_cli() {
     assert_eq!(v, cli_json(&index, &["locate", "Aruba|infobox:capital"]));
     let (_, v) = server.get("/v1/siblings?title=Aruba");
     assert_eq!(v, cli_json(&index, &["siblings", "Aruba"]));
+    let (_, v) = server.get("/v1/links?title=Aruba&context=table");
+    assert_eq!(
+        v,
+        cli_any(&index, &["links", "Aruba", "--context", "table"])
+    );
+    let (_, v) = server.get("/v1/links?title=Aruba&incoming=true");
+    assert_eq!(v, cli_any(&index, &["links", "Aruba", "--in"]));
+    let (s, v) = server.get("/v1/links?title=Aruba&context=nowhere");
+    assert_eq!(s, 400, "{v}");
     let (s, v) = server.get("/v1/resolve?title=No%20such%20page%20xyz");
     assert_eq!((s, v["status"].as_str()), (200, Some("missing")));
     let (s, v) = server.get("/v1/table?title=Aruba&table=99");
@@ -731,7 +740,8 @@ fn cli_any(index: &Path, args: &[&str]) -> Value {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: {e}: {l}")))
         .collect();
-    if lines.len() == 1 && !args.contains(&"search") {
+    // Commands printing one line per answer (hits, links) answer with a list.
+    if lines.len() == 1 && !matches!(args.first(), Some(&"search" | &"links")) {
         lines.into_iter().next().unwrap()
     } else {
         Value::Array(lines)
@@ -767,6 +777,8 @@ fn mcp_python_client_calls_every_tool_and_agrees_with_the_cli() {
         ["check_citations", {"markdown": report}],
         ["siblings", {"title": "Danube"}],
         ["table_row", {"title": list, "table": 99}],
+        ["links", {"title": list, "context": "table"}],
+        ["links", {"title": "Danube", "incoming": true}],
     ]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_client.py");
     let out = Command::new(python)
@@ -785,7 +797,7 @@ fn mcp_python_client_calls_every_tool_and_agrees_with_the_cli() {
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["server"], "wikiwit");
     let tools = got["tools"].as_object().unwrap();
-    assert_eq!(tools.len(), 11);
+    assert_eq!(tools.len(), 12);
     assert_eq!(
         tools["table_row"]["required"],
         serde_json::json!(["title", "table"]),
@@ -897,6 +909,15 @@ fn mcp_python_client_calls_every_tool_and_agrees_with_the_cli() {
     let cite = cli_any(index, &["cite", "check", file.to_str().unwrap()]);
     assert_eq!(ok(9)["citations"], cite["citations"]);
     assert_eq!(ok(10), cli_json(index, &["siblings", "Danube"]));
+    assert_eq!(
+        ok(12)["result"],
+        cli_any(index, &["links", list, "--context", "table"])
+    );
+    assert!(!ok(12)["result"].as_array().unwrap().is_empty());
+    assert_eq!(
+        ok(13)["result"],
+        cli_any(index, &["links", "Danube", "--in"])
+    );
     // Not found: a tool error with the CLI's reason, not a protocol failure.
     assert_eq!(r[11]["is_error"], true);
     assert!(

@@ -493,25 +493,45 @@ fn score(labels: &Path, findings: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Acceptance data for the auditor: staged rows with labelled faults from the real tables
+/// of an index, and the confusion table of an audit of them.
+#[derive(Debug, clap::Parser)]
+#[command(name = "wikiwit-auditgen", version)]
+enum Cli {
+    /// Stage every data row of every table of an index, with labelled faulty variants:
+    /// writes contract.json, rows.jsonl and labels.tsv into DIR.
+    Generate {
+        /// The index to read the tables from.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+        /// Where the contract, rows and labels are written.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Stage every row this many times (for volume).
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// The seed choosing the faults' values.
+        #[arg(long, default_value_t = 6)]
+        seed: u64,
+    },
+    /// Print the confusion table of an audit of generated rows: for each kind of row,
+    /// how many the row-evidence check flagged.
+    Score {
+        /// The labels `generate` wrote.
+        labels: PathBuf,
+        /// The findings log of `wikiwit audit` on the generated rows.
+        findings: PathBuf,
+    },
+}
+
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let get = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    match args.first().map(String::as_str) {
-        Some("generate") => {
-            let index = get("--index").context("--index DIR")?;
-            let out = get("--out").context("--out DIR")?;
-            let repeat = get("--repeat").map(|x| x.parse()).transpose()?.unwrap_or(1);
-            let seed = get("--seed").map(|x| x.parse()).transpose()?.unwrap_or(6);
-            generate(&PathBuf::from(index), &PathBuf::from(out), repeat, seed)
-        }
-        Some("score") if args.len() == 3 => score(Path::new(&args[1]), Path::new(&args[2])),
-        _ => bail!(
-            "usage: wikiwit-auditgen generate --index DIR --out DIR [--repeat N] [--seed S]\n       wikiwit-auditgen score LABELS.tsv FINDINGS.jsonl"
-        ),
+    match <Cli as clap::Parser>::parse() {
+        Cli::Generate {
+            index,
+            out,
+            repeat,
+            seed,
+        } => generate(&index, &out, repeat, seed),
+        Cli::Score { labels, findings } => score(&labels, &findings),
     }
 }

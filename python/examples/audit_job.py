@@ -5,7 +5,10 @@ writes the findings as Parquet (docs/python.md, "Running on a cluster").
     spark-submit --master yarn --archives ix.tar.gz#ix \\
         python/examples/audit_job.py rows.parquet contract.json ix findings.parquet
 
-The index argument is a path every executor can read, or the alias of an archive
+Write the rows file with ``wikiwit.write_staged_parquet(rows, "contract.json",
+"rows.parquet")``, which keeps every column of the contract whichever rows hold it
+(``pyarrow.Table.from_pylist`` keeps only the first row's). The index argument is a
+path every executor can read, or the alias of an archive
 shipped with ``--archives``. Prints the number of findings; exit code 1 when some are
 blocking (as ``wikiwit audit``), 2 on bad input.
 """

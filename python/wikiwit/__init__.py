@@ -5,6 +5,7 @@
     ix.resolve("ural river")            # normalization, redirects, final page
     ix.infobox("Danube", "length")      # one infobox field
     ix.arrow("links")                   # a pyarrow.Table of the links export
+    wikiwit.write_staged_parquet(rows, "contract.json", "rows.parquet")  # for Spark
 
 Every answer is made of plain dicts, lists, strings and numbers with the fields of the
 CLI's ``--json`` output. Errors are subclasses of :class:`WikiwitError`. The library
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
+from .staged import staged_schema, write_staged_parquet
 from ._native import (
     AuditError,
     BuildError,
@@ -41,6 +43,8 @@ __all__ = [
     "AuditError",
     "PreparedAudit",
     "TABLES",
+    "staged_schema",
+    "write_staged_parquet",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]

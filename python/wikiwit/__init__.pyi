@@ -11,6 +11,11 @@ from ._native import (
     WikiwitError as WikiwitError,
 )
 
+from .staged import (
+    staged_schema as staged_schema,
+    write_staged_parquet as write_staged_parquet,
+)
+
 PathLike = Union[str, os.PathLike[str]]
 TABLES: tuple[str, ...]
 

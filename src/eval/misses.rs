@@ -166,7 +166,10 @@ fn classify(
             .candidates
             .iter()
             .filter(|c| c.title == title)
-            .filter_map(|c| c.cell.map(|(_, r, _)| r))
+            .filter_map(|c| match c.linked_from {
+                Some(frontier::LinkedFrom::Cell { row, .. }) => Some(row),
+                _ => None,
+            })
             .collect()
     };
     let gold_rows: BTreeSet<usize> = inst.gold_rows.iter().copied().collect();

@@ -98,12 +98,41 @@ pub struct Candidate {
     pub key: Option<String>,
     /// Linked from the row's key column: the page about the row's own entity.
     pub in_key_column: bool,
-    /// Table, data row and column of the cell it was linked from.
+    /// The seed's table cell or list item it was linked from (`None`: neither).
     #[serde(skip)]
-    pub cell: Option<(usize, usize, usize)>,
-    /// The seed's list item (page-wide, 0-based) it was linked from.
-    #[serde(skip)]
-    pub item: Option<usize>,
+    pub linked_from: Option<LinkedFrom>,
+}
+
+/// The place on the seed a candidate was linked from, which ties it to a row or list
+/// item the planner scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkedFrom {
+    /// A table cell: table (1-based, page-wide), data row and column (0-based).
+    Cell {
+        table: usize,
+        row: usize,
+        col: usize,
+    },
+    /// A list item (page-wide, 0-based).
+    Item(usize),
+}
+
+impl LinkedFrom {
+    /// The row or list item the place belongs to.
+    pub(crate) fn unit(self) -> rows::Unit {
+        match self {
+            LinkedFrom::Cell { table, row, .. } => rows::Unit::Row { table, row },
+            LinkedFrom::Item(i) => rows::Unit::Item(i),
+        }
+    }
+
+    /// The column of a cell.
+    pub(crate) fn col(self) -> Option<usize> {
+        match self {
+            LinkedFrom::Cell { col, .. } => Some(col),
+            LinkedFrom::Item(_) => None,
+        }
+    }
 }
 
 impl Candidate {

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::rows::{Unit, cell_locator, key_of, locator};
 use super::{
-    Candidate, FrontierError, Role, Seed, Step, Target, redirect_step, role_of, target_for,
-    target_of,
+    Candidate, FrontierError, LinkedFrom, Role, Seed, Step, Target, redirect_step, role_of,
+    target_for, target_of,
 };
 use crate::index::{Index, Lookup};
 use crate::query::{find_page, section_anchor};
@@ -90,8 +90,7 @@ struct LinkFinding {
     context: String,
     key: Option<String>,
     in_key_column: bool,
-    cell: Option<(usize, usize, usize)>,
-    item: Option<usize>,
+    linked_from: Option<LinkedFrom>,
 }
 
 /// A candidate for the seed's link `li`, or the unresolved entry when it leads nowhere.
@@ -112,7 +111,7 @@ fn push_link(
                 key: written,
                 locator: f.step.locator,
                 options: Vec::new(),
-                row: f.cell.map(|(table, row, _)| Unit::Row { table, row }),
+                row: f.linked_from.map(LinkedFrom::unit),
             })
         }
     }
@@ -146,8 +145,7 @@ fn push_target(
         context: f.context,
         key: f.key,
         in_key_column: f.in_key_column,
-        cell: f.cell,
-        item: f.item,
+        linked_from: f.linked_from,
     });
     Ok(())
 }
@@ -179,8 +177,7 @@ pub(crate) fn outlinks_of(index: &Index, seed: &Seed) -> Result<OperatorResult, 
             context: l.text.clone(),
             key: None,
             in_key_column: false,
-            cell: None,
-            item: None,
+            linked_from: None,
         };
         push_link(index, &mut out, seed, li, f)?;
     }
@@ -253,8 +250,11 @@ pub(crate) fn seed_table_of(
                         context: row.text.clone(),
                         key: key_of(row, key),
                         in_key_column: key == Some(cell.col),
-                        cell: Some((tn, row.row, cell.col)),
-                        item: None,
+                        linked_from: Some(LinkedFrom::Cell {
+                            table: tn,
+                            row: row.row,
+                            col: cell.col,
+                        }),
                     };
                     push_link(index, &mut out, seed, li, f)?;
                 }
@@ -294,8 +294,7 @@ pub(crate) fn seed_list_of(index: &Index, seed: &Seed) -> Result<OperatorResult,
                 context: item.text.clone(),
                 key: Some(l.text.clone()),
                 in_key_column: false,
-                cell: None,
-                item: Some(i),
+                linked_from: Some(LinkedFrom::Item(i)),
             };
             push_link(index, &mut out, seed, li, f)?;
         }
@@ -344,8 +343,7 @@ pub(crate) fn sibling_list_of(
             context: String::new(),
             key: None,
             in_key_column: false,
-            cell: None,
-            item: None,
+            linked_from: None,
         });
         Ok(())
     };
@@ -407,8 +405,7 @@ pub(crate) fn sibling_list_of(
             context: String::new(),
             key: None,
             in_key_column: false,
-            cell: None,
-            item: None,
+            linked_from: None,
         });
     }
     Ok(out)
@@ -461,8 +458,7 @@ pub fn redirect(index: &Index, titles: &[String]) -> Result<OperatorResult, Fron
             context: String::new(),
             key: Some(aliases[0].clone()),
             in_key_column: false,
-            cell: None,
-            item: None,
+            linked_from: None,
         });
     }
     Ok(out)
@@ -580,8 +576,7 @@ impl<'a> EntityNames<'a> {
                 context: k.to_string(),
                 key: Some(k.to_string()),
                 in_key_column: false,
-                cell: None,
-                item: None,
+                linked_from: None,
             };
             return push_target(index, out, t, f);
         }
@@ -628,8 +623,7 @@ impl<'a> EntityNames<'a> {
                     context: k.to_string(),
                     key: Some(k.to_string()),
                     in_key_column: false,
-                    cell: None,
-                    item: None,
+                    linked_from: None,
                 };
                 push_target(index, out, &tg, f)?;
             } else {
@@ -656,8 +650,7 @@ impl<'a> EntityNames<'a> {
             context: k.to_string(),
             key: Some(k.to_string()),
             in_key_column: false,
-            cell: None,
-            item: None,
+            linked_from: None,
         };
         push_target(index, out, &t, f)
     }
@@ -693,8 +686,7 @@ pub fn category(index: &Index, name: &str, depth: usize) -> Result<OperatorResul
                     context: String::new(),
                     key: Some(p.clone()),
                     in_key_column: false,
-                    cell: None,
-                    item: None,
+                    linked_from: None,
                 });
             }
             if d < depth {
@@ -799,8 +791,7 @@ pub(crate) fn count_of(seed: &Seed, table: Option<usize>) -> OperatorResult {
         context: String::new(),
         key: None,
         in_key_column: false,
-        cell: None,
-        item: None,
+        linked_from: None,
     });
     out
 }

@@ -26,7 +26,11 @@ pub struct Links {
 impl Links {
     /// The page view of `title`, at `fragment` (an element id on that page).
     pub fn wiki(&self, title: &str, fragment: Option<&str>) -> String {
-        let mut href = format!("{}/wiki/{}", self.base, encode_title(title));
+        let mut href = format!(
+            "{}/wiki/{}",
+            self.base,
+            crate::url::encode_title_path(title)
+        );
         if let Some(f) = fragment.filter(|f| !f.is_empty()) {
             href.push('#');
             href.extend(utf8_percent_encode(f, FRAGMENT));
@@ -75,7 +79,7 @@ pub(crate) fn field_id(name: &str) -> String {
 }
 
 /// Characters a fragment cannot hold as they are.
-const FRAGMENT_SET: AsciiSet = CONTROLS
+const FRAGMENT: &AsciiSet = &CONTROLS
     .add(b' ')
     .add(b'"')
     .add(b'#')
@@ -83,28 +87,6 @@ const FRAGMENT_SET: AsciiSet = CONTROLS
     .add(b'<')
     .add(b'>')
     .add(b'`');
-
-const FRAGMENT: &AsciiSet = &FRAGMENT_SET;
-
-/// Characters a title encodes in a path besides those; the rest stay readable as
-/// MediaWiki's `wfUrlencode` leaves them (`:` `/` `(` `)` `,`).
-const TITLE: &AsciiSet = &FRAGMENT_SET
-    .add(b'?')
-    .add(b'[')
-    .add(b']')
-    .add(b'\\')
-    .add(b'^')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}')
-    .add(b'&')
-    .add(b'+')
-    .add(b'\'');
-
-/// A title as a `/wiki/` path segment: underscores for spaces, the rest percent-encoded.
-pub(crate) fn encode_title(title: &str) -> String {
-    utf8_percent_encode(&title.replace(' ', "_"), TITLE).to_string()
-}
 
 /// The stylesheet every page carries inline.
 const CSS: &str = include_str!("style.css");
@@ -168,10 +150,14 @@ mod tests {
 
     #[test]
     fn titles_are_path_segments() {
-        assert_eq!(encode_title("Rhine"), "Rhine");
-        assert_eq!(encode_title("AC/DC (band)"), "AC/DC_(band)");
-        assert_eq!(encode_title("What? #1 & \"x\""), "What%3F_%231_%26_%22x%22");
-        assert_eq!(encode_title("Zürich"), "Z%C3%BCrich");
+        let l = Links::default();
+        assert_eq!(l.wiki("Rhine", None), "/wiki/Rhine");
+        assert_eq!(l.wiki("AC/DC (band)", None), "/wiki/AC/DC_(band)");
+        assert_eq!(
+            l.wiki("What? #1 & \"x\"", Some("a b")),
+            "/wiki/What%3F_%231_%26_%22x%22#a%20b"
+        );
+        assert_eq!(l.wiki("Zürich", None), "/wiki/Z%C3%BCrich");
     }
 
     #[test]

@@ -7,11 +7,11 @@
 use maud::{Markup, html};
 
 use super::{Links, document, field_id, row_id, table_id};
-use crate::index::Index;
+use crate::index::{DeadEnd, DeadRedirect, Index, NotFound, Resolution};
 use crate::query::text::{Scope, SectionView, search as search_index, text};
 use crate::query::{
-    InfoboxView, LinkView, PageSummary, QueryError, TableView, find_page, infobox_views, outlinks,
-    summary, table,
+    InfoboxView, LinkView, PageSummary, QueryError, TableView, find_page, infobox_views_of,
+    outlinks, summary, table,
 };
 use crate::text::SentenceKind;
 
@@ -30,13 +30,20 @@ pub(crate) fn top_bar(query: &str) -> Markup {
     }
 }
 
-/// The page `title` names (redirects followed and shown).
+/// The page `title` names (redirects followed and shown); a redirect that leads to no
+/// page is shown itself, as MediaWiki shows a redirect page.
 pub fn page(index: &Index, title: &str) -> Result<String, QueryError> {
     let links = Links::default();
-    let found = find_page(index, title)?;
+    let found = match find_page(index, title) {
+        Err(e) if e.is_not_found() => match index.page_for(title)? {
+            Err(NotFound::DeadRedirect(dead)) => return Ok(dead_redirect(index, &dead)),
+            _ => return Err(e),
+        },
+        found => found?,
+    };
     let sum = summary(index, &found.title)?;
     let tv = text(index, &found.title, None)?;
-    let boxes = infobox_views(index, &found.title)?;
+    let boxes = infobox_views_of(index, &found)?;
     let tables = (1..=sum.tables.len())
         .map(|n| table(index, &found.title, n))
         .collect::<Result<Vec<_>, _>>()?;
@@ -62,6 +69,47 @@ pub fn page(index: &Index, title: &str) -> Result<String, QueryError> {
         }
     };
     Ok(document(&found.title, body))
+}
+
+/// A redirect whose chain ends on no page: its title, and where it points with why that
+/// leads nowhere (a missing page, a loop, another wiki).
+fn dead_redirect(index: &Index, dead: &DeadRedirect) -> String {
+    let links = Links::default();
+    let rec = &dead.named.record;
+    let title = index.display_title(rec);
+    let target = rec.redirect.as_ref().map(|r| {
+        let t = index.codec().prefixed_text(r.ns, &r.dbkey);
+        let exists = r.interwiki.is_none() && index.find(r.ns, &r.dbkey).is_some();
+        (t, r.fragment.clone(), r.interwiki.clone(), exists)
+    });
+    let why = match (dead.end, rec.redirect.as_ref().map(|r| &r.resolution)) {
+        (_, Some(Resolution::Missing { ns, dbkey, .. })) => format!(
+            "The redirect chain ends on {:?}, which is not in the index.",
+            index.codec().prefixed_text(*ns, dbkey)
+        ),
+        (DeadEnd::Loop, _) => "The redirect chain comes back to a page it passed.".to_string(),
+        (DeadEnd::OtherWiki, _) => "The redirect leads to another wiki.".to_string(),
+        _ => "The redirect leads to no page of the index.".to_string(),
+    };
+    let body = html! {
+        (top_bar(""))
+        h1 id="title" { (title) }
+        p.note { "Page id " (rec.id) ", revision " (rec.rev_id) ": a redirect page." }
+        @if let Some((t, fragment, interwiki, exists)) = &target {
+            p.redirect {
+                "Redirect to: "
+                @if let Some(iw) = interwiki {
+                    (iw) ":" (t)
+                } @else {
+                    a.missing[!exists] href=(links.wiki(t, fragment.as_deref())) {
+                        (t) @if let Some(f) = fragment { "#" (f) }
+                    }
+                }
+            }
+        }
+        p.error { (why) }
+    };
+    document(&title, body)
 }
 
 fn infobox(b: &InfoboxView, links: &Links) -> Markup {

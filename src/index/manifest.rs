@@ -121,7 +121,19 @@ pub struct BuildParams {
     pub build_date: Option<String>,
     /// What the first pass stored in `sources.rec`.
     #[serde(default)]
-    pub sources: Option<crate::indexer::SourcesInfo>,
+    pub sources: Option<SourcesInfo>,
+}
+
+/// What the build's first pass read (templates, modules, messages), as the manifest
+/// records it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcesInfo {
+    /// Source pages stored.
+    pub pages: u64,
+    /// Streams decoded, when the multistream index chose them; `None`: every piece.
+    pub streams_read: Option<usize>,
+    /// Newest revision time of the source pages (Unix seconds), the default build date.
+    pub newest_revision: i64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

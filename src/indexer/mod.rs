@@ -15,8 +15,6 @@ mod graph;
 mod redirects;
 mod sources;
 
-pub use sources::SourcesInfo;
-
 use sha2::{Digest, Sha256};
 
 use extsort::{KeyVal, Sorter};
@@ -27,7 +25,7 @@ use redirects::{RedirectSpool, Redirects};
 use crate::dump::{Dump, DumpError, Location, RawPage};
 use crate::expand::{ExpandConfig, Expander};
 use crate::index::articles::Articles;
-use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo};
+use crate::index::manifest::{BuildParams, Counts, FileDigest, Manifest, SourceInfo, SourcesInfo};
 use crate::index::sources::{SourceLookup, Sources};
 use crate::index::{
     self, IndexError, KeySpool, PageRecord, Resolution, Staging, Store, StoreWriter, TitleMap,

@@ -11,26 +11,14 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use serde::{Deserialize, Serialize};
-
 use super::extsort::Sorter;
 use super::{BuildError, Progress};
 use crate::dump::{Dump, DumpError, OffsetKind};
 use crate::index::articles::{Directory, SpoolWriter, key_hash, source_page};
+use crate::index::manifest::SourcesInfo;
 use crate::index::sources::{SOURCE_NAMESPACES, SourcePage, SourcesWriter};
 use crate::index::{DumpOffsets, DumpOffsetsWriter, IndexError, Store};
 use crate::title::TitleCodec;
-
-/// What the first pass read, for the manifest.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourcesInfo {
-    /// Source pages stored.
-    pub pages: u64,
-    /// Streams decoded, when the multistream index chose them; `None`: every piece.
-    pub streams_read: Option<usize>,
-    /// Newest revision time of the source pages (Unix seconds), the default build date.
-    pub newest_revision: i64,
-}
 
 /// What the first pass wrote.
 pub(super) struct FirstPass {

@@ -7,7 +7,8 @@ use crate::index::{Index, Resolution};
 use crate::wikitext::Context;
 
 /// Which links to keep, by where they come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Origin {
     /// Written in the page's own text.
     Own,
@@ -38,8 +39,25 @@ impl Origin {
     }
 }
 
+/// Where a link sits, by its name (`prose`, `table`, …): the schema of the value
+/// [`Context`] serializes to, stated here because `wikitext` knows nothing of schemas.
+impl schemars::JsonSchema for Context {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Context".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Context::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({
+            "type": "string",
+            "enum": names,
+            "description": "Where the link sits in the page."
+        })
+    }
+}
+
 /// One outgoing link.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LinkView {
     /// The target as written (normalized).
     pub target: String,
@@ -110,7 +128,7 @@ pub fn outlinks(
 }
 
 /// One page linking in.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InLink {
     pub source: String,
     pub page_id: u64,

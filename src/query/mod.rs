@@ -18,6 +18,7 @@ pub use expand::{
 };
 pub use links::{InLink, LinkView, Origin, inlinks, outlinks};
 pub use page::{PageSummary, summary};
+pub(crate) use tables::infobox_views_of;
 pub use tables::{
     FieldAnswer, FieldView, InfoboxView, RowView, TableView, infobox, infobox_field, infobox_views,
     table, table_row,

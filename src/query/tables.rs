@@ -164,19 +164,33 @@ pub struct FieldAnswer {
     pub links: Vec<String>,
 }
 
-/// The page's infoboxes with link targets spelled out, for the CLI and the bindings.
+/// The page's infoboxes with link targets spelled out, for the CLI and the bindings;
+/// `NotFound` when the page has none (the question was about its infobox).
 pub fn infobox_views(index: &Index, title: &str) -> Result<Vec<InfoboxView>, QueryError> {
-    let (p, boxes, s) = infobox(index, title)?;
+    let (p, _, s) = infobox(index, title)?;
+    Ok(views(index, &p.title, &s))
+}
+
+/// The infoboxes of the page `page`, none for a page without one (the page view shows
+/// every page, infobox or not).
+pub(crate) fn infobox_views_of(
+    index: &Index,
+    page: &super::Found,
+) -> Result<Vec<InfoboxView>, QueryError> {
+    Ok(views(index, &page.title, &index.structure(page.number)?))
+}
+
+fn views(index: &Index, page: &str, s: &crate::wikitext::PageStructure) -> Vec<InfoboxView> {
     let links = |ids: &[u32]| -> Vec<String> {
         ids.iter()
             .filter_map(|&i| s.links.get(i as usize))
             .map(|l| index.codec().prefixed_text(l.ns, &l.dbkey))
             .collect()
     };
-    Ok(boxes
+    s.infoboxes
         .iter()
         .map(|b| InfoboxView {
-            page: p.title.clone(),
+            page: page.to_string(),
             template: b.template.replace('_', " "),
             fields: b
                 .fields
@@ -189,7 +203,7 @@ pub fn infobox_views(index: &Index, title: &str) -> Result<Vec<InfoboxView>, Que
                 })
                 .collect(),
         })
-        .collect())
+        .collect()
 }
 
 /// The first field named `field` (case, spaces and underscores folded) of the page's

@@ -20,7 +20,7 @@ use super::ServeError;
 use super::tools::{self, ToolError};
 use crate::index::Index;
 use crate::query::text::SearchResult;
-use crate::query::{FieldAnswer, InfoboxView};
+use crate::query::{FieldAnswer, InLink, InfoboxView, LinkView};
 
 type Call = Box<dyn Fn(&Index, Value) -> Result<Value, ToolError> + Send + Sync>;
 
@@ -97,6 +97,21 @@ fn infobox(index: &Index, i: &tools::InfoboxIn) -> Result<InfoboxResult, ToolErr
     })
 }
 
+/// `links`' outgoing or incoming links, under `result`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum LinksResult {
+    Out(Listed<Vec<LinkView>>),
+    In(Listed<Vec<InLink>>),
+}
+
+fn links(index: &Index, i: &tools::LinksIn) -> Result<LinksResult, ToolError> {
+    Ok(match tools::links(index, i)? {
+        tools::LinksAnswer::Out(result) => LinksResult::Out(Listed { result }),
+        tools::LinksAnswer::In(result) => LinksResult::In(Listed { result }),
+    })
+}
+
 fn specs() -> Vec<Spec> {
     vec![
         spec(
@@ -118,6 +133,11 @@ fn specs() -> Vec<Spec> {
             "section_text",
             "The plain text of a page or one section, sentence by sentence with byte offsets (as `wikiwit text --json`).",
             tools::section_text,
+        ),
+        spec(
+            "links",
+            "A page's outgoing links in document order, each with its target's status (page, redirect, missing), context (prose, list, table, infobox, …), section and origin; or with `incoming`, the pages linking to it with the contexts of their links (as `wikiwit links [--in] --json`, the links under `result`).",
+            links,
         ),
         spec(
             "table_row",
@@ -178,7 +198,7 @@ impl ServerHandler for Mcp {
             .with_server_info(Implementation::new("wikiwit", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Offline, deterministic answers from a local Wikipedia index: titles, sections, \
-                 infobox fields, table rows, locators, source frontiers, table audits and \
+                 links in and out, infobox fields, table rows, locators, source frontiers, table audits and \
                  citation checks.",
             )
     }

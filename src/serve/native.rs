@@ -26,6 +26,7 @@ pub fn routes() -> Router<Arc<State>> {
         .route("/table", get(|s, r, q| ask(s, r, q, tools::table)))
         .route("/infobox", get(|s, r, q| ask(s, r, q, tools::infobox)))
         .route("/siblings", get(|s, r, q| ask(s, r, q, tools::siblings)))
+        .route("/links", get(|s, r, q| ask(s, r, q, tools::links)))
         .route("/locate", get(|s, r, q| ask(s, r, q, tools::locate)))
         .route("/frontier", post(|s, b| tell(s, b, tools::frontier)))
         .route("/audit", post(|s, b| tell(s, b, tools::audit)))

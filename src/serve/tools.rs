@@ -67,6 +67,45 @@ pub fn page(index: &Index, i: &TitleIn) -> Result<crate::query::PageSummary, Too
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct LinksIn {
+    /// A page title as a reader writes it (redirects are followed).
+    pub title: String,
+    /// Pages linking here instead of the links from here.
+    #[serde(default)]
+    pub incoming: bool,
+    /// With `incoming`: only links to the page itself, not through its redirects.
+    #[serde(default)]
+    pub direct: bool,
+    /// Only links in this context (where the link sits in the page).
+    pub context: Option<crate::wikitext::Context>,
+    /// Only links written in the page's own text (`own`) or made by its templates
+    /// (`template`).
+    pub origin: Option<crate::query::Origin>,
+}
+
+/// A page's outgoing links in document order, or the pages linking to it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum LinksAnswer {
+    Out(Vec<crate::query::LinkView>),
+    In(Vec<crate::query::InLink>),
+}
+
+/// Outgoing links with their context, section and status, or incoming links with the
+/// contexts they sit in (as `wikiwit links [--in]` prints them, one per line).
+pub fn links(index: &Index, i: &LinksIn) -> Result<LinksAnswer, ToolError> {
+    Ok(if i.incoming {
+        LinksAnswer::In(crate::query::inlinks(
+            index, &i.title, i.context, i.direct, i.origin,
+        )?)
+    } else {
+        LinksAnswer::Out(crate::query::outlinks(
+            index, &i.title, i.context, i.origin,
+        )?)
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchIn {
     /// Words to search for (BM25 over sections).
     pub query: String,

@@ -11,10 +11,13 @@ pub(crate) mod checked;
 pub mod evidence;
 pub(crate) mod quantities;
 pub(crate) mod quote;
+mod residue;
 pub mod search;
 pub mod sentences;
 pub mod tokenizer;
 pub mod words;
+
+pub(crate) use residue::strip_residue;
 
 use serde::{Deserialize, Serialize};
 
@@ -84,25 +87,6 @@ impl PageText {
         }
         out
     }
-}
-
-/// Markup left in rendered text by broken syntax (an unclosed `{{` shows as itself in
-/// MediaWiki too). It carries no meaning for evidence matching and is removed. Most text
-/// has none of these characters and is returned as it is, without a copy.
-pub(crate) fn strip_residue(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s
-        .bytes()
-        .any(|b| matches!(b, b'[' | b']' | b'{' | b'}' | b'|' | b'\''))
-    {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = s.to_string();
-    for tok in ["[[", "]]", "{{", "}}", "{|", "|}", "'''", "''"] {
-        if out.contains(tok) {
-            out = out.replace(tok, "");
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// How quoted text is compared with the dump's text, for a locator's `quote:"…"` and a

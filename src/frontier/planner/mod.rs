@@ -21,18 +21,19 @@
 //! Everything not kept is returned as rejected, with the reason. Ties break on page
 //! title, so the same question gives the same frontier byte for byte.
 
+mod key_cells;
+mod row_answer;
+mod row_pages;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::operators::{self, CountSource, EntityNames, OperatorResult, Unresolved};
-use super::question::{
-    AskedFor, NamedColumn, Superlative, asked_column, asked_for, asks_which_row, named_columns,
-    names_title, superlative,
-};
-use super::rows::{Unit, cell_locator};
+use super::operators::{self, CountSource, OperatorResult, Unresolved};
+use super::question::{Superlative, superlative};
+use super::rows::Unit;
 use super::texts::{PageTexts, TextCache};
-use super::{Candidate, FrontierError, Role, Seed, Step};
+use super::{Candidate, FrontierError, LinkedFrom, Role, Seed, Step};
 use crate::index::Index;
 use crate::text::evidence::best_sentences;
 use crate::text::search::TextSearcher;
@@ -280,7 +281,7 @@ fn plan_with(
     let (mut sorted, mut rejected) = p.sort_candidates(&units, &scored, &gathered.found);
     if ops.contains(&Op::EntityPage) {
         let kept = |i: usize| scored.kept(i);
-        let extra = resolve_key_cells(index, &seed, opts, &units.unit_of, &kept)?;
+        let extra = key_cells::resolve_key_cells(index, &seed, opts, &units.unit_of, &kept)?;
         gathered.unresolved.extend(extra.1);
         for c in extra.0 {
             if let Some(i) = unit_of(&c).map(|u| units.unit_of[&u]) {
@@ -630,142 +631,6 @@ impl Planning<'_> {
         (sorted, rejected)
     }
 
-    /// Per kept row, page scores against what the row leaves unexplained, and the pages
-    /// the question asks about ([`Planning::choose_in_row`]).
-    fn choose_row_pages(
-        &self,
-        by_unit: &BTreeMap<usize, Vec<Candidate>>,
-        scored: &UnitScores,
-        texts: &mut PageTexts,
-        rejected: &mut Vec<Rejected>,
-    ) -> Result<Vec<Ranked>, FrontierError> {
-        // The columns the question names, per table: in a row, the first of them that
-        // links a page is what the question asks about.
-        let named: Vec<Vec<NamedColumn>> = scored
-            .labels
-            .iter()
-            .map(|l| named_columns(&self.opts.query, l, &self.seed.page.title))
-            .collect();
-        let mut ranked: Vec<Ranked> = Vec::new();
-        for (i, cands) in by_unit {
-            let row_score = scored.own[*i];
-            let mut row: Vec<Ranked> = Vec::new();
-            for c in cands {
-                if row.iter().any(|r| r.candidate.page == c.page) {
-                    continue;
-                }
-                let (page_score, best) =
-                    texts.score(self.searcher, c.page, &scored.residuals[*i])?;
-                row.push(Ranked {
-                    score: row_score + page_score,
-                    row_score,
-                    page_score,
-                    best_sentence: best,
-                    candidate: c.clone(),
-                });
-            }
-            if self.opts.rules.named_page_identifies {
-                row = self.drop_named_pages(row, rejected);
-            }
-            self.choose_in_row(row, &named, &mut ranked, rejected);
-        }
-        Ok(ranked)
-    }
-
-    /// A page the question names by its title ("the airport in the city of **Lviv**")
-    /// is where the question starts from: it tells which row is meant, and the answer is
-    /// on another page of the row. Kept when the row has no other page.
-    fn drop_named_pages(&self, row: Vec<Ranked>, rejected: &mut Vec<Rejected>) -> Vec<Ranked> {
-        let (named_pages, mut rest): (Vec<Ranked>, Vec<Ranked>) = row
-            .into_iter()
-            .partition(|r| names_title(&self.opts.query, &r.candidate.title));
-        for r in named_pages {
-            if rest.is_empty() {
-                rest.push(r);
-                continue;
-            }
-            rejected.push(reject(
-                &r.candidate,
-                r.score,
-                "the question names this page: it identifies the row, and another page of the row holds the answer".into(),
-            ));
-        }
-        rest
-    }
-
-    /// The page the question asks about: in the first column it names, else in the key
-    /// column. Without a named column, another page of the row that matches the rest of
-    /// the question better is kept too; with one, such a page only told which row was
-    /// meant (the club "nicknamed Raposa" whose manager is asked for).
-    fn choose_in_row(
-        &self,
-        row: Vec<Ranked>,
-        named: &[Vec<NamedColumn>],
-        ranked: &mut Vec<Ranked>,
-        rejected: &mut Vec<Rejected>,
-    ) {
-        let asked = self.asked_in_row(&row, named);
-        let primary = |r: &Ranked| match asked {
-            Some(n) => r.candidate.cell.is_some_and(|c| c.2 == n.col),
-            None => r.candidate.in_key_column,
-        };
-        let primary_best = row
-            .iter()
-            .filter(|r| primary(r))
-            .map(|r| r.page_score)
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-        let top = row.iter().map(|r| r.page_score).fold(0.0, f64::max);
-        for r in row {
-            let why = match (asked, primary_best) {
-                // A cell linking several pages ("Track listing", a pair of names):
-                // those that match the question about as well as the best.
-                (_, Some(k)) if primary(&r) && r.page_score < PAGE_RATIO * k => Some(format!(
-                    "another page of the same column matches the rest of the question better ({:.2} < {PAGE_RATIO} × {k:.2})",
-                    r.page_score
-                )),
-                _ if primary(&r) => None,
-                (Some(n), _) => Some(format!(
-                    "the question asks about the row's \"{}\" column; this page matches the rest of the question ({:.2}) but only identifies the row",
-                    n.label, r.page_score
-                )),
-                (None, Some(k)) => (r.page_score <= k).then(|| {
-                    format!(
-                        "its text matches the rest of the question ({:.2}) no better than the row's key-column page ({k:.2})",
-                        r.page_score
-                    )
-                }),
-                (None, None) => (r.page_score < top).then(|| {
-                    format!(
-                        "its text matches the rest of the question ({:.2}) less than another page of the row ({top:.2})",
-                        r.page_score
-                    )
-                }),
-            };
-            match why {
-                None => ranked.push(r),
-                Some(why) => rejected.push(reject(&r.candidate, r.score, why)),
-            }
-        }
-    }
-
-    /// The first column the question names that links one of the row's pages and whose
-    /// cell is not itself what the question names it by.
-    fn asked_in_row<'n>(
-        &self,
-        row: &[Ranked],
-        named: &'n [Vec<NamedColumn>],
-    ) -> Option<&'n NamedColumn> {
-        let (tn, r, _) = row.iter().find_map(|r| r.candidate.cell)?;
-        let cells = &self.seed.rows(tn - 1).rows.get(r)?.cells;
-        named.get(tn - 1)?.iter().find(|n| {
-            let linked = row
-                .iter()
-                .any(|r| r.candidate.cell.is_some_and(|c| c.2 == n.col));
-            let cell = cells.iter().find(|c| c.col == n.col);
-            linked && cell.is_some_and(|c| n.named_in(&c.text))
-        })
-    }
-
     /// Pages with no row (siblings, category members, outlinks): their own text decides.
     fn rank_loose(
         &self,
@@ -811,33 +676,6 @@ impl Planning<'_> {
         Ok(())
     }
 
-    /// When the rule is on: whether the question asks for a column of the kept rows.
-    fn answer_in_row(&self, units: &Units, scored: &UnitScores) -> Option<AnswerInRow> {
-        if !self.opts.rules.answer_in_row {
-            return None;
-        }
-        let kept_rows: Vec<(usize, usize)> = (0..units.texts.len())
-            .filter(|&i| scored.kept(i))
-            .map(|i| match units.texts[i].0 {
-                Unit::Row { table, row } => Some((table, row)),
-                Unit::Item(_) => None,
-            })
-            .collect::<Option<_>>()
-            .unwrap_or_default();
-        asked_for(&self.opts.query, &self.seed.page.title)
-            .filter(AskedFor::names_a_thing)
-            .and_then(|a| answered_by_row(self.seed, &scored.labels, &kept_rows, &a))
-            .or_else(|| {
-                // "Which one is older": the row's entity is the answer; its key cell
-                // names it.
-                let words = asks_which_row(&self.opts.query)?;
-                let table = kept_rows.first()?.0;
-                let key = self.seed.rows(table - 1).key?;
-                let label = scored.labels.get(table - 1)?.get(key).cloned().flatten();
-                row_answer(self.seed, &kept_rows, key, label.unwrap_or_default(), words)
-            })
-    }
-
     /// One entry per page, its best occurrence, best first, up to the limit; a page kept
     /// through one occurrence is not also rejected through another.
     fn best_pages(&self, mut ranked: Vec<Ranked>, rejected: &mut Vec<Rejected>) -> Vec<Ranked> {
@@ -869,53 +707,6 @@ impl Planning<'_> {
     }
 }
 
-/// Whether the kept rows answer the question themselves: the question's wh-phrase names
-/// a column of their table, and [`row_answer`] finds the answer there.
-fn answered_by_row(
-    seed: &Seed,
-    labels: &[Vec<Option<String>>],
-    kept_rows: &[(usize, usize)],
-    asked: &AskedFor,
-) -> Option<AnswerInRow> {
-    let table = kept_rows.first()?.0;
-    let col = asked_column(asked, labels.get(table - 1)?, &seed.page.title)?;
-    let head: Vec<&str> = asked.head.iter().map(|t| t.folded.as_str()).collect();
-    let words = format!("{} … {}", asked.wh, head.join(" "));
-    row_answer(seed, kept_rows, col.col, col.label, words)
-}
-
-/// The kept rows' cells in column `col`, when the kept rows are rows of one table and
-/// every one of them has a value there: the answer the rows hold.
-fn row_answer(
-    seed: &Seed,
-    kept_rows: &[(usize, usize)],
-    col: usize,
-    label: String,
-    asked: String,
-) -> Option<AnswerInRow> {
-    let table = kept_rows.first()?.0;
-    if kept_rows.iter().any(|&(t, _)| t != table) {
-        return None;
-    }
-    let rows = &seed.rows(table - 1).rows;
-    let values = kept_rows
-        .iter()
-        .map(|&(_, r)| {
-            let cell = rows.get(r)?.cells.iter().find(|c| c.col == col)?;
-            let v = cell.text.trim();
-            (!v.is_empty()).then(|| v.to_string())
-        })
-        .collect::<Option<Vec<String>>>()?;
-    Some(AnswerInRow {
-        table,
-        rows: kept_rows.iter().map(|&(_, r)| r).collect(),
-        col,
-        label,
-        asked,
-        values,
-    })
-}
-
 fn reject(c: &Candidate, score: f64, why: String) -> Rejected {
     Rejected {
         title: c.title.clone(),
@@ -932,11 +723,7 @@ fn reject(c: &Candidate, score: f64, why: String) -> Rejected {
 
 /// The row or list item of the seed a candidate came from.
 fn unit_of(c: &Candidate) -> Option<Unit> {
-    match c.chain.first()?.operator {
-        "seed-table" | "entity-page" => c.cell.map(|(table, row, _)| Unit::Row { table, row }),
-        "seed-list" => c.item.map(Unit::Item),
-        _ => None,
-    }
+    c.linked_from.map(LinkedFrom::unit)
 }
 
 /// The question's terms that neither the row nor the seed's title already accounts
@@ -1002,63 +789,4 @@ fn score_units(
             if sizes[&g] > 1 { s - floors[&g] } else { *s }
         })
         .collect())
-}
-
-/// Key cells of kept rows that have no link: their text may still name a page.
-type KeyCells = (Vec<Candidate>, Vec<Unresolved>);
-
-fn resolve_key_cells(
-    index: &Index,
-    seed: &Seed,
-    opts: &PlanOptions,
-    unit_of: &BTreeMap<Unit, usize>,
-    kept: &dyn Fn(usize) -> bool,
-) -> Result<KeyCells, FrontierError> {
-    let page = &seed.page;
-    // Built once from the seed, whatever the number of key cells to resolve.
-    let names = EntityNames::new(index, Some(seed))?;
-    let mut out = (Vec::new(), Vec::new());
-    for ti in 0..seed.s.tables.len() {
-        let tn = ti + 1;
-        if opts.table.is_some_and(|n| n != tn) {
-            continue;
-        }
-        let super::TableRows { rows, key } = seed.rows(ti);
-        let Some(key) = *key else {
-            continue;
-        };
-        for row in rows {
-            let unit = Unit::Row {
-                table: tn,
-                row: row.row,
-            };
-            if !unit_of.get(&unit).is_some_and(|&i| kept(i)) {
-                continue;
-            }
-            let Some(cell) = row.cells.iter().find(|c| c.col == key) else {
-                continue;
-            };
-            if !cell.links.is_empty() || cell.text.trim().is_empty() {
-                continue;
-            }
-            let mut r = OperatorResult::new("entity-page");
-            names.resolve(&cell.text, &mut r)?;
-            let locator = cell_locator(&page.title, tn, row.row, key);
-            for mut c in r.candidates {
-                if let Some(first) = c.chain.first_mut() {
-                    first.locator = locator.clone();
-                }
-                c.context = row.text.clone();
-                c.in_key_column = true;
-                c.cell = Some((tn, row.row, key));
-                out.0.push(c);
-            }
-            for mut u in r.unresolved {
-                u.locator = locator.clone();
-                u.row = Some(unit);
-                out.1.push(u);
-            }
-        }
-    }
-    Ok(out)
 }
