@@ -401,3 +401,39 @@ fn the_runner_reads_sessions_marks_and_exit_codes() {
         ]
     );
 }
+
+/// The README is the front door: short, and naming every subcommand `wikiwit --help`
+/// lists, so a new one cannot be left out of its command table.
+#[test]
+fn readme_names_every_subcommand_in_at_most_200_lines() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(
+        readme.lines().count() <= 200,
+        "README.md has grown past 200 lines"
+    );
+    let help = crate::util::ok(crate::util::wikiwit().arg("--help"));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 20, "{help}");
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| *l != "## Commands")
+        .take_while(|l| l.starts_with('|') || l.starts_with("## Commands") || l.is_empty())
+        .collect();
+    let table = table.join("\n");
+    let missing: Vec<&&str> = commands
+        .iter()
+        .filter(|c| !table.contains(&format!("`{c}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md's command table lacks {missing:?}"
+    );
+}
