@@ -437,3 +437,75 @@ fn readme_names_every_subcommand_in_at_most_200_lines() {
         "README.md's command table lacks {missing:?}"
     );
 }
+
+/// GitHub's anchor for a heading: lower case, punctuation other than `-` and `_`
+/// dropped, spaces as `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn anchors(doc: &str) -> Vec<String> {
+    let mut in_block = false;
+    let mut out = Vec::new();
+    for line in doc.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+        } else if !in_block && line.starts_with('#') {
+            out.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The documents' links to files of the repository and to their headings lead
+/// somewhere: a moved section or a renamed doc fails here, not in a reader's browser.
+#[test]
+fn front_door_links_lead_to_files_and_headings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let link = Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for doc in [
+        "README.md",
+        "docs/guide.md",
+        "docs/commands.md",
+        "docs/conformance.md",
+    ] {
+        let path = root.join(doc);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for m in link.captures_iter(line) {
+                let target = &m[1];
+                if target.contains("://") {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let file = if file.is_empty() {
+                    path.clone()
+                } else {
+                    path.parent().unwrap().join(file)
+                };
+                let ok = match std::fs::read_to_string(&file) {
+                    Err(_) => file.is_dir() && anchor.is_empty(),
+                    Ok(t) => anchor.is_empty() || anchors(&t).iter().any(|a| a == anchor),
+                };
+                if !ok {
+                    broken.push(format!("{doc}:{}: {target}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} links read");
+    assert!(
+        broken.is_empty(),
+        "links leading nowhere:\n{}",
+        broken.join("\n")
+    );
+}
