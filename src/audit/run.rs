@@ -246,7 +246,7 @@ impl Consumer<'_> {
         }
         self.progress.offset = end.offset;
         self.progress.line = end.line;
-        if self.progress.rows % self.interval == 0 {
+        if self.progress.rows.is_multiple_of(self.interval) {
             self.checkpoint()?;
         }
         crate::index::fault::point("audit-batch");
@@ -395,10 +395,12 @@ pub(crate) fn run(
         }
         c.checkpoint()?;
     }
+    // The reader is borrowed mutably while the workers read the header.
+    let header = reader.header().to_vec();
     let checker = Checker {
         ctx,
         format: reader.format(),
-        header: &reader.header().to_vec(),
+        header: &header,
         coverage: coverage.as_ref(),
         keep: opts.keep_findings,
         log: setup.log,

@@ -311,7 +311,7 @@ mod tests {
             hash,
             row,
             line: row + 1 + hash % 3,
-            blocked: row % 5 == 0,
+            blocked: row.is_multiple_of(5),
             key: key.map(Into::into),
         }
     }
@@ -323,7 +323,7 @@ mod tests {
         let rows: Vec<(KeyItem, SourceItem)> = (0..3_000u64)
             .map(|r| {
                 let k = key(r * 7 % 1_000, r, (r % 4 != 0).then_some("Nile | 6,650 km"));
-                let source = if r % 9 == 0 {
+                let source = if r.is_multiple_of(9) {
                     SourceKey::Title(format!("Missing {}", r % 13).into())
                 } else {
                     SourceKey::Page((r % 17) as u32)
@@ -331,7 +331,7 @@ mod tests {
                 let s = SourceItem {
                     source,
                     row: r,
-                    blocked: r % 2 == 0,
+                    blocked: r.is_multiple_of(2),
                 };
                 (k, s)
             })
