@@ -49,6 +49,14 @@ fn audit(contract: &Path, rows: &Path, log: &Path, extra: &[&str]) -> Run {
     }
 }
 
+/// The table's lifecycle states in the log (without the run records).
+fn lifecycle(log: &[serde_json::Value]) -> Vec<&str> {
+    log.iter()
+        .filter_map(|v| v["state"].as_str())
+        .filter(|s| !["started", "checkpoint"].contains(s))
+        .collect()
+}
+
 fn findings(log: &[serde_json::Value]) -> Vec<&serde_json::Value> {
     log.iter().filter(|v| v.get("check").is_some()).collect()
 }
@@ -106,9 +114,39 @@ fn the_staged_rivers_table_shows_its_four_faults() {
         "{:#?}",
         run.log
     );
-    // Lifecycle records, and the summary.
+    // Lifecycle and run records (a checkpoint before the first row and after the
+    // last), and the summary.
     let states: Vec<&str> = run.log.iter().filter_map(|v| v["state"].as_str()).collect();
-    assert_eq!(states, ["proposed", "staged", "audited"]);
+    assert_eq!(
+        states,
+        [
+            "started",
+            "proposed",
+            "staged",
+            "checkpoint",
+            "checkpoint",
+            "audited"
+        ]
+    );
+    let started = &run.log[0];
+    assert_eq!(
+        (
+            started["log_format"].as_u64(),
+            started["checkpoint_rows"].as_u64()
+        ),
+        (Some(2), Some(1 << 20))
+    );
+    let last = run
+        .log
+        .iter()
+        .rfind(|v| v["state"] == "checkpoint")
+        .unwrap();
+    assert_eq!(last["rows"], 17);
+    assert_eq!(
+        last["offset"].as_u64(),
+        Some(std::fs::metadata(&r).unwrap().len())
+    );
+    assert!(!tmp.path().join("findings.jsonl.resume").exists());
     assert!(run.out.contains("4 blocking"), "{}", run.out);
     // The inputs are untouched.
     assert_eq!((sha256(&c), sha256(&r)), (c0, r0.clone()));
@@ -140,12 +178,10 @@ fn same_inputs_same_findings_at_any_thread_count_and_a_repair_is_recorded() {
             .collect()
     };
     assert_eq!(strip(&first), strip(second));
-    let states: Vec<&str> = again
-        .log
-        .iter()
-        .filter_map(|v| v["state"].as_str())
-        .collect();
-    assert_eq!(states, ["proposed", "staged", "audited", "audited"]);
+    assert_eq!(
+        lifecycle(&again.log),
+        ["proposed", "staged", "audited", "audited"]
+    );
     // The repaired table: the Euphrates cited, the Rhine's length corrected, the Tigris
     // added, the Ural's continent marked as an inferred choice.
     let fixed = tmp.path().join("fixed.jsonl");
@@ -164,9 +200,8 @@ fn same_inputs_same_findings_at_any_thread_count_and_a_repair_is_recorded() {
     std::fs::write(&fixed, text).unwrap();
     let run = audit(&c, &fixed, &one, &[]);
     assert_eq!(run.code, Some(0), "{}{}\n{:#?}", run.out, run.err, run.log);
-    let states: Vec<&str> = run.log.iter().filter_map(|v| v["state"].as_str()).collect();
     assert_eq!(
-        states,
+        lifecycle(&run.log),
         [
             "proposed", "staged", "audited", "audited", "staged", "audited", "repaired"
         ]
@@ -500,4 +535,215 @@ fn the_audit_in_key_groups_finds_what_the_single_audit_finds() {
     want.sort();
     got.sort();
     assert_eq!(got, want);
+}
+
+/// The rivers rows `copies` times over in `dir` (every later copy repeats the keys).
+fn rivers_rows(dir: &Path, copies: usize) -> PathBuf {
+    let src = std::fs::read_to_string(fixture("transboundary-rows.jsonl")).unwrap();
+    let rows = dir.join(format!("rivers-{copies}.jsonl"));
+    std::fs::write(&rows, src.repeat(copies)).unwrap();
+    rows
+}
+
+/// The findings log is the same bytes at one, two and three threads, and with a memory
+/// budget so small that the per-row summaries spill to hundreds of sorted runs.
+#[test]
+fn the_log_is_the_same_at_any_thread_count_and_budget() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = rivers_rows(tmp.path(), 400); // 6,800 rows
+    let every = ["--checkpoint-every", "1000"];
+    let mut logs = Vec::new();
+    for (name, extra) in [
+        ("j1", vec!["-j", "1"]),
+        ("j2", vec!["-j", "2"]),
+        ("j3", vec!["-j", "3"]),
+        ("tiny", vec!["-j", "2", "--memory-budget", "16K"]),
+    ] {
+        let log = tmp.path().join(format!("{name}.jsonl"));
+        let run = audit(&c, &rows, &log, &[&every[..], &extra[..]].concat());
+        assert_eq!(run.code, Some(1), "{}", run.err);
+        let spilled: u64 = run
+            .err
+            .split("spilled to ")
+            .nth(1)
+            .and_then(|x| x.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{}", run.err));
+        if name == "tiny" {
+            assert!(spilled >= 10, "{spilled} runs: {}", run.err);
+        } else {
+            // At most one run per sorter and checkpoint under the default budget.
+            assert!(spilled <= 2 * 7, "{}", run.err);
+        }
+        logs.push(std::fs::read(&log).unwrap());
+    }
+    assert!(logs.iter().all(|l| *l == logs[0]));
+    let log: Vec<serde_json::Value> = String::from_utf8(logs[0].clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rows_at: Vec<u64> = log
+        .iter()
+        .filter(|v| v["state"] == "checkpoint")
+        .map(|v| v["rows"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows_at, [0, 1000, 2000, 3000, 4000, 5000, 6000, 6800]);
+    assert_eq!(by_check_count(&log, 5), 17 * 399);
+}
+
+/// Runs `wikiwit audit` (checkpoints every 1,000 rows) with `fault` set as the kill
+/// harness's point, or a plain run without.
+fn audit_until(c: &Path, rows: &Path, log: &Path, fault: Option<&str>) -> std::process::Output {
+    let mut cmd = checkpointed_audit(c, rows, log);
+    if let Some(f) = fault {
+        cmd.env("WIKIWIT_FAULT_POINT", f);
+    }
+    cmd.output().unwrap()
+}
+
+/// `wikiwit audit` on 2 threads with a checkpoint every 1,000 rows.
+fn checkpointed_audit(c: &Path, rows: &Path, log: &Path) -> std::process::Command {
+    let mut cmd = wikiwit();
+    cmd.args(["audit", "--checkpoint-every", "1000", "-j", "2"])
+        .arg(c)
+        .arg(rows)
+        .arg("--index")
+        .arg(rivers_index())
+        .arg("--findings")
+        .arg(log);
+    cmd
+}
+
+/// Every whole line of a log a killed audit left is a JSON record (a last line without
+/// its newline is an interrupted write, which readers skip).
+fn assert_readable(log: &Path) {
+    let text = std::fs::read(log).unwrap();
+    let whole = match text.iter().rposition(|&b| b == b'\n') {
+        Some(p) => &text[..=p],
+        None => &text[..0],
+    };
+    for (i, line) in whole.split(|&b| b == b'\n').enumerate() {
+        if !line.is_empty() {
+            let v: Result<serde_json::Value, _> = serde_json::from_slice(line);
+            assert!(
+                v.is_ok(),
+                "line {} of {}: {:?}",
+                i + 1,
+                log.display(),
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}
+
+/// An audit stopped as `kill -9` stops it — between batches, half-way through a write to
+/// the log (a torn record), in the table checks after the last row — leaves a log every
+/// reader takes; the same command then goes on from the last checkpoint and leaves the
+/// log an uninterrupted audit writes, byte for byte.
+#[test]
+fn an_audit_killed_anywhere_resumes_to_the_uninterrupted_log() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = rivers_rows(tmp.path(), 400); // 6,800 rows
+    let whole = tmp.path().join("whole.jsonl");
+    let o = audit_until(&c, &rows, &whole, None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let want = std::fs::read(&whole).unwrap();
+    let summary = stdout(&o);
+    // (point, the row the resumed audit starts at)
+    for (fault, from) in [
+        ("audit-batch:2", 3000),
+        ("audit-write:3", 1000),
+        ("audit-table:0", 6800),
+        ("audit-table:1", 6800),
+    ] {
+        let log = tmp
+            .path()
+            .join(format!("{}.jsonl", fault.replace(':', "-")));
+        let killed = audit_until(&c, &rows, &log, Some(fault));
+        assert_eq!(killed.status.code(), None, "{fault}: {}", stderr(&killed));
+        assert_readable(&log);
+        // What it wrote whole is the uninterrupted log's beginning.
+        let got = std::fs::read(&log).unwrap();
+        let whole_lines = got.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        assert!(
+            whole_lines < want.len() && want.starts_with(&got[..whole_lines]),
+            "{fault}"
+        );
+        let resumed = audit_until(&c, &rows, &log, None);
+        assert_eq!(
+            resumed.status.code(),
+            Some(1),
+            "{fault}: {}",
+            stderr(&resumed)
+        );
+        assert!(
+            stderr(&resumed).contains(&format!("at row {from} (its last checkpoint)")),
+            "{fault}: {}",
+            stderr(&resumed)
+        );
+        assert!(
+            std::fs::read(&log).unwrap() == want,
+            "{fault}: the resumed log differs"
+        );
+        assert_eq!(
+            stdout(&resumed),
+            summary.replace(&whole.display().to_string(), &log.display().to_string())
+        );
+        assert!(
+            !tmp.path()
+                .join(format!(
+                    "{}.resume",
+                    log.file_name().unwrap().to_string_lossy()
+                ))
+                .exists()
+        );
+    }
+}
+
+/// A real `kill -9` from outside, once the log shows two checkpoints: the rerun resumes
+/// (from a checkpoint after the first row) and ends with the uninterrupted log.
+#[test]
+fn kill_9_mid_audit_then_resume() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let rows = rivers_rows(tmp.path(), 2000); // 34,000 rows
+    let whole = tmp.path().join("whole.jsonl");
+    let o = audit_until(&c, &rows, &whole, None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let log = tmp.path().join("killed.jsonl");
+    let mut child = checkpointed_audit(&c, &rows, &log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    loop {
+        let text = std::fs::read(&log).unwrap_or_default();
+        let checkpoints = memchr::memmem::find_iter(&text, b"\"state\":\"checkpoint\"").count();
+        if checkpoints >= 3 {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the audit ended before it could be killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), None, "killed by a signal");
+    assert_readable(&log);
+    let resumed = audit_until(&c, &rows, &log, None);
+    assert_eq!(resumed.status.code(), Some(1), "{}", stderr(&resumed));
+    let err = stderr(&resumed);
+    let from: usize = err
+        .split("at row ")
+        .nth(1)
+        .and_then(|x| x.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not resumed: {err}"));
+    assert!(from >= 2000 && from.is_multiple_of(1000), "{err}");
+    assert!(std::fs::read(&log).unwrap() == std::fs::read(&whole).unwrap());
 }

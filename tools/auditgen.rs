@@ -11,8 +11,11 @@
 //! and the labels (TSV, kept apart from the rows so the auditor cannot see them). `score` reads the labels and the findings log and prints
 //! the confusion table: for each kind of row, how many the row-evidence check flagged.
 //!
+//! `--rows N` writes exactly N rows, going over the tables again (with new random
+//! picks) as often as needed: the batch benchmark's 1 M, 5 M and 10 M rows.
+//!
 //! ```sh
-//! wikiwit-auditgen generate --index IDX --out DIR [--repeat N] [--seed S]
+//! wikiwit-auditgen generate --index IDX --out DIR [--repeat N | --rows N] [--seed S]
 //! wikiwit audit DIR/contract.json DIR/rows.jsonl --index IDX --findings DIR/findings.jsonl
 //! wikiwit-auditgen score DIR/labels.tsv DIR/findings.jsonl
 //! ```
@@ -113,7 +116,8 @@ fn change_number(v: &str) -> Option<String> {
 /// A text value with every figure's digit-group separators dropped, when it has any.
 fn without_separators(v: &str) -> Option<String> {
     let folded = wikiwit::audit::numbers::fold_figures(v, DecimalMark::Point);
-    (folded != v && folded.chars().filter(char::is_ascii_digit).count() >= 4).then_some(folded)
+    (folded != v && folded.chars().filter(char::is_ascii_digit).count() >= 4)
+        .then(|| folded.into_owned())
 }
 
 /// The cell's one figure respelled for a number column: with its currency as an ISO code,
@@ -143,10 +147,16 @@ struct Out {
     rows: BufWriter<std::fs::File>,
     labels: BufWriter<std::fs::File>,
     n: usize,
+    /// Rows to write at most.
+    limit: usize,
     by_kind: BTreeMap<&'static str, usize>,
 }
 
 impl Out {
+    fn full(&self) -> bool {
+        self.n >= self.limit
+    }
+
     fn write(
         &mut self,
         kind: &'static str,
@@ -156,6 +166,9 @@ impl Out {
         (values, numbers): (&[String], &[(usize, String)]),
         origin: &str,
     ) -> Result<()> {
+        if self.full() {
+            return Ok(());
+        }
         let mut m = Map::new();
         m.insert("source_page".into(), json!(page));
         m.insert("locator".into(), json!(locator));
@@ -223,13 +236,25 @@ impl TableRef<'_> {
     }
 }
 
-fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Result<()> {
+/// How many rows to write: every table's rows `Repeat(n)` times, or exactly `Rows(n)`.
+#[derive(Clone, Copy)]
+enum Size {
+    Repeat(usize),
+    Rows(usize),
+}
+
+fn generate(index_dir: &Path, out_dir: &Path, size: Size, seed: u64) -> Result<()> {
     let index = Index::open(index_dir)?;
     std::fs::create_dir_all(out_dir)?;
+    let (repeat, limit) = match size {
+        Size::Repeat(n) => (n, usize::MAX),
+        Size::Rows(n) => (usize::MAX, n),
+    };
     let mut out = Out {
         rows: BufWriter::new(std::fs::File::create(out_dir.join("rows.jsonl"))?),
         labels: BufWriter::new(std::fs::File::create(out_dir.join("labels.tsv"))?),
         n: 0,
+        limit,
         by_kind: BTreeMap::new(),
     };
     writeln!(out.labels, "row\tkind\torigin")?;
@@ -286,6 +311,9 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
     let mut rng = Rng(seed.max(1));
     let mut tables = 0usize;
     for copy in 0..repeat {
+        if out.full() || pages.is_empty() {
+            break;
+        }
         for (page, dbkey, s) in &pages {
             for (ti, t) in s.tables.iter().enumerate() {
                 let tr = TableRef {
@@ -302,6 +330,9 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
                 let all: Vec<Vec<String>> = data.iter().map(|&r| row_values(t, r)).collect();
                 let table_id = format!("{page} — table {}", ti + 1);
                 for (k, &r) in data.iter().enumerate() {
+                    if out.full() {
+                        break;
+                    }
                     let vals = &all[k];
                     if vals.iter().all(String::is_empty) {
                         continue;
@@ -435,18 +466,28 @@ fn generate(index_dir: &Path, out_dir: &Path, repeat: usize, seed: u64) -> Resul
     Ok(())
 }
 
+/// A state record (`started`, `checkpoint`, `audited`, …), not a finding.
+fn is_state_record(line: &[u8]) -> bool {
+    line.windows(8).any(|w| w == b"\"state\":")
+}
+
 fn score(labels: &Path, findings: &Path) -> Result<()> {
     // Row → checks that flagged it.
     let mut flagged: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
-    let f = std::io::BufReader::new(
+    let mut f = std::io::BufReader::new(
         std::fs::File::open(findings).with_context(|| findings.display().to_string())?,
     );
-    for line in f.lines() {
-        let line = line?;
-        if line.contains("\"state\":") {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if f.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // A last line without its newline is an interrupted write, not a record.
+        if line.last() != Some(&b'\n') || is_state_record(&line) {
             continue;
         }
-        let v: Value = serde_json::from_str(&line)?;
+        let v: Value = serde_json::from_slice(&line)?;
         if let (Some(r), Some(c)) = (v["row"].as_u64(), v["check"].as_u64()) {
             flagged.entry(r as usize).or_default().push(c as u8);
         }
@@ -508,8 +549,11 @@ enum Cli {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// Stage every row this many times (for volume).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, conflicts_with = "rows")]
         repeat: usize,
+        /// Stage exactly this many rows, cycling through the tables' rows (for volume).
+        #[arg(long, value_name = "N")]
+        rows: Option<usize>,
         /// The seed choosing the faults' values.
         #[arg(long, default_value_t = 6)]
         seed: u64,
@@ -530,8 +574,15 @@ fn main() -> Result<()> {
             index,
             out,
             repeat,
+            rows,
             seed,
-        } => generate(&index, &out, repeat, seed),
+        } => {
+            let size = match rows {
+                Some(n) => Size::Rows(n),
+                None => Size::Repeat(repeat),
+            };
+            generate(&index, &out, size, seed)
+        }
         Cli::Score { labels, findings } => score(&labels, &findings),
     }
 }

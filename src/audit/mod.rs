@@ -3,20 +3,28 @@
 //! reads the rows (read-only, hashed before and after) and never edits them.
 //!
 //! Flow: the contract is read and validated ([`contract`]); the rows are streamed in
-//! batches ([`rows`]); each batch's rows are checked in parallel (`row_checks`, rayon)
-//! against the memory-mapped index through one shared `Resolver` that decodes each
-//! cited page once; then the table-level checks run on what the rows left behind
-//! (`table_checks`: keys, counts, sources); findings go to the log in row order, so the
-//! same inputs give the same bytes at any thread count (`log`).
+//! batches ([`rows`], each JSON record read straight into a row by `json_row`); each
+//! batch's rows are checked in parallel (`row_checks`, rayon) against the
+//! memory-mapped index through one shared `Resolver` that decodes each cited page once;
+//! what the table-level checks need from each row goes to sorters that spill under the
+//! memory budget (`summaries`); after the last row those checks stream out of them
+//! (`table_checks`: keys, counts, sources). Findings go to the log in row order as they
+//! are found, so the same inputs give the same bytes at any thread count and budget
+//! (`log`); checkpoints in the log and a side directory let an interrupted audit go on
+//! where it stopped (`resume`). The run itself is `run`.
 
 pub mod checks;
 pub mod contract;
 mod count;
+mod json_row;
 mod log;
 pub mod numbers;
 pub mod pieces;
+mod resume;
 mod row_checks;
 pub mod rows;
+mod run;
+mod summaries;
 mod table_checks;
 pub mod values;
 
@@ -97,8 +105,16 @@ pub struct Options {
     /// Rows checked per parallel batch (bounds memory).
     pub batch: usize,
     /// Also return every finding in [`Summary::kept`] (for a report rendered from the
-    /// run; memory grows with the findings).
+    /// run; memory grows with the findings). Such a run does not resume another.
     pub keep_findings: bool,
+    /// Bytes the audit's sorters and page cache may hold (`None`: the build's default,
+    /// 512 MiB). The findings are the same whatever the budget.
+    pub memory_budget: Option<u64>,
+    /// Rows between two checkpoints of the findings log.
+    pub checkpoint_rows: usize,
+    /// Go on from where an interrupted audit of the same inputs into the same log
+    /// stopped (its last checkpoint), instead of starting over.
+    pub resume: bool,
 }
 
 impl Default for Options {
@@ -107,7 +123,20 @@ impl Default for Options {
             threads: 0,
             batch: 8192,
             keep_findings: false,
+            memory_budget: None,
+            checkpoint_rows: 1 << 20,
+            resume: true,
         }
+    }
+}
+
+impl Options {
+    /// The memory budget in bytes.
+    fn budget(&self) -> usize {
+        let b = self
+            .memory_budget
+            .unwrap_or(crate::indexer::DEFAULT_MEMORY_BUDGET);
+        usize::try_from(b).unwrap_or(usize::MAX)
     }
 }
 
@@ -132,6 +161,15 @@ pub struct Summary {
     /// instead (the MCP tool and `/v1/audit` answer with them).
     #[serde(skip_serializing_if = "is_empty_path")]
     pub findings_log: PathBuf,
+    /// Where this audit's records begin in the findings log (for a resumed audit, those
+    /// of the run it resumed), so a reader can take exactly them.
+    pub log_offset: u64,
+    /// The rows an interrupted audit had done when this one took over from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_from: Option<usize>,
+    /// Sorted runs the per-row summaries were spilled to (0: they stayed in memory).
+    #[serde(skip)]
+    pub spilled_runs: u64,
     /// This run's findings in log order, when [`Options::keep_findings`] asked for them.
     #[serde(skip)]
     pub kept: Vec<Finding>,
@@ -144,6 +182,8 @@ fn is_empty_path(p: &std::path::Path) -> bool {
 /// Shared state of one audit.
 pub(crate) struct Ctx<'a> {
     pub contract: &'a Contract,
+    /// The contract's columns by name (rows look theirs up several times each).
+    columns: rustc_hash::FxHashMap<&'a str, &'a contract::ColumnSpec>,
     pub filters: Vec<contract::Filter>,
     pub resolver: Resolver<'a>,
     pub as_of: Option<values::Date>,
@@ -154,6 +194,21 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The contract's column `name`.
+    pub fn column(&self, name: &str) -> Option<&contract::ColumnSpec> {
+        self.columns.get(name).copied()
+    }
+
+    /// Whether `name` is a primary key column.
+    pub fn is_key(&self, name: &str) -> bool {
+        self.contract.primary_key.iter().any(|k| k == name)
+    }
+
+    /// The contract's severity for `check`.
+    pub fn severity(&self, check: Check) -> Severity {
+        self.severities[check.id() as usize]
+    }
+
     /// A finding of `check` with the contract's severity for it.
     pub fn finding(&self, check: Check, message: String) -> Finding {
         Finding {
@@ -171,6 +226,12 @@ impl Ctx<'_> {
         }
     }
 }
+
+/// What a decoded page with tables holds in memory, about (its structure: cells, links,
+/// sections), for sizing the page cache by the budget.
+const PAGE_BYTES: usize = 64 << 10;
+/// What a cached title lookup holds, about (the title, the page or the reason).
+const TITLE_BYTES: usize = 256;
 
 /// A validated contract with what every check needs from it (severities, filters, the
 /// as-of date) and the audit's id: shared by [`audit`] and the audit in pieces
@@ -219,10 +280,28 @@ impl Prepared {
     }
 
     pub(crate) fn ctx<'a>(&'a self, index: &'a Index) -> Ctx<'a> {
+        self.ctx_with(index, Resolver::new(index))
+    }
+
+    /// A context whose page and title caches hold about what `budget` bytes allow: a
+    /// quarter for decoded pages (taken at [`PAGE_BYTES`] each), an eighth for titles.
+    pub(crate) fn ctx_in<'a>(&'a self, index: &'a Index, budget: usize) -> Ctx<'a> {
+        let resolver =
+            Resolver::with_capacity(index, budget / 4 / PAGE_BYTES, budget / 8 / TITLE_BYTES);
+        self.ctx_with(index, resolver)
+    }
+
+    fn ctx_with<'a>(&'a self, index: &'a Index, resolver: Resolver<'a>) -> Ctx<'a> {
         Ctx {
             contract: &self.contract,
+            columns: self
+                .contract
+                .columns
+                .iter()
+                .map(|c| (c.name.as_str(), c))
+                .collect(),
             filters: self.filters.clone(),
-            resolver: Resolver::new(index),
+            resolver,
             as_of: self.as_of,
             audit: self.audit.clone(),
             severities: self.severities,
@@ -286,103 +365,21 @@ pub fn audit(
         &contract_path.display().to_string(),
         audit_id.clone(),
     )?;
-    let contract = &prepared.contract;
-    let ctx = prepared.ctx(index);
+    let ctx = prepared.ctx_in(index, opts.budget());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
         .map_err(|e| AuditError::Threads(opts.threads, e.to_string()))?;
-
-    let mut log = log::Log::open(findings_log)?;
-    let mut summary = Summary {
-        audit: audit_id.clone(),
-        contract_sha256: contract_sha.clone(),
-        rows_sha256: rows_sha.clone(),
-        findings_log: findings_log.to_path_buf(),
-        ..Default::default()
+    let setup = run::Setup {
+        audit: &audit_id,
+        inputs: log::Inputs {
+            contract: contract_path,
+            contract_sha: &contract_sha,
+            query: &prepared.contract.query,
+            rows: rows_path,
+            rows_sha: &rows_sha,
+        },
+        log: findings_log,
     };
-    let keep = opts.keep_findings;
-    summary.states = log.begin(
-        &audit_id,
-        contract_path,
-        &contract_sha,
-        &contract.query,
-        rows_path,
-        &rows_sha,
-    )?;
-
-    let rows_err = |e| AuditError::Rows {
-        path: rows_path.to_path_buf(),
-        source: e,
-    };
-    let mut reader = rows::RowReader::open(rows_path).map_err(rows_err)?;
-    let mut table = table_checks::TableState::default();
-    let mut header_findings = row_checks::header_findings(&ctx, reader.header(), reader.format());
-    record(&mut summary, &mut log, &mut header_findings, keep)?;
-    loop {
-        let batch = reader.batch(opts.batch.max(1)).map_err(rows_err)?;
-        if batch.is_empty() {
-            break;
-        }
-        let outcomes: Vec<Result<row_checks::RowOutcome, IndexError>> = pool.install(|| {
-            use rayon::prelude::*;
-            batch
-                .par_iter()
-                .map(|item| row_checks::check(&ctx, item, reader.format()))
-                .collect()
-        });
-        for o in outcomes {
-            let mut o = o?;
-            summary.rows += 1;
-            if o.findings.iter().any(|f| f.severity == Severity::Blocking) {
-                summary.rows_blocked += 1;
-            }
-            record(&mut summary, &mut log, &mut o.findings, keep)?;
-            table.add(o.summary);
-        }
-    }
-    let mut table_findings = table_checks::run(&ctx, &table, summary.rows)?;
-    for f in &table_findings {
-        if f.severity == Severity::Blocking
-            && let Some(r) = f.row
-            && !table.blocked(r)
-        {
-            summary.rows_blocked += 1;
-            table.mark_blocked(r);
-        }
-    }
-    record(&mut summary, &mut log, &mut table_findings, keep)?;
-    let after = sha256_file(rows_path)?;
-    if after != rows_sha {
-        return Err(AuditError::Changed {
-            path: rows_path.to_path_buf(),
-            before: rows_sha,
-            after,
-        });
-    }
-    let end = log.finish(&audit_id, &contract_sha, &summary)?;
-    summary.states.extend(end);
-    Ok(summary)
-}
-
-fn record(
-    summary: &mut Summary,
-    log: &mut log::Log,
-    findings: &mut Vec<Finding>,
-    keep: bool,
-) -> Result<(), AuditError> {
-    for f in findings.drain(..) {
-        summary.findings += 1;
-        *summary.by_check.entry(f.check).or_default() += 1;
-        match f.severity {
-            Severity::Blocking => summary.blocking += 1,
-            Severity::Hygiene => summary.hygiene += 1,
-            Severity::Advisory => summary.advisory += 1,
-        }
-        log.write(&f)?;
-        if keep {
-            summary.kept.push(f);
-        }
-    }
-    Ok(())
+    run::run(&ctx, &pool, &setup, opts)
 }

@@ -7,6 +7,7 @@
 //! (a conversion in parentheses, `6,024 km (3,743 mi)`, being the same value in another
 //! unit); [`CellNumbers`] says which shape the cell has, so a refusal can say why.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -129,12 +130,21 @@ const CURRENCIES: &[(&str, &str)] = &[
     ("Kč", "CZK"),
 ];
 
+/// The currency mark `s` opens with (a word mark only when no letter follows it).
+/// Called on every value and cell read as a number: marks are ruled out by their first
+/// byte before any is compared whole.
 fn currency_prefix(s: &str) -> Option<(&'static str, usize)> {
+    let first = *s.as_bytes().first()?;
+    if first.is_ascii_digit() {
+        return None;
+    }
     CURRENCIES.iter().find_map(|(mark, code)| {
-        let rest = s.get(mark.len()..)?;
-        let is_word = mark.chars().all(|c| c.is_ascii_alphabetic());
-        (s.starts_with(mark) && (!is_word || !rest.starts_with(|c: char| c.is_alphabetic())))
-            .then_some((*code, mark.len()))
+        if mark.as_bytes()[0] != first || !s.starts_with(mark) {
+            return None;
+        }
+        let is_word = mark.bytes().all(|c| c.is_ascii_alphabetic());
+        let rest = &s[mark.len()..];
+        (!is_word || !rest.starts_with(|c: char| c.is_alphabetic())).then_some((*code, mark.len()))
     })
 }
 
@@ -358,11 +368,35 @@ pub fn cell_numbers(text: &str, mark: DecimalMark) -> CellNumbers {
 
 /// Every grouped figure in `text` written without its group separators, decimals with
 /// `.`, and no space between a currency sign and its figure: so that `$ 2,540,000`,
-/// `$2540000` and (on a German wiki) `2.540.000 $` compare equal as text.
-pub fn fold_figures(text: &str, mark: DecimalMark) -> String {
-    if !text.bytes().any(|b| b.is_ascii_digit()) {
-        return text.to_string();
+/// `$2540000` and (on a German wiki) `2.540.000 $` compare equal as text. Text without
+/// digits comes back as it is, uncopied.
+pub fn fold_figures(text: &str, mark: DecimalMark) -> Cow<'_, str> {
+    if figures_plain(text) {
+        return Cow::Borrowed(text);
     }
+    Cow::Owned(fold_figures_in(text, mark))
+}
+
+/// Whether every figure of `text` is already plain digits and no currency sign stands
+/// before one: no currency sign at all, and no digit followed by a separator (or by
+/// anything not ASCII) and another digit. [`fold_figures`] leaves such text as it is,
+/// and most values and cells are such text.
+fn figures_plain(text: &str) -> bool {
+    if text.contains(['$', '€', '£', '¥', '₹']) {
+        return false;
+    }
+    let b = text.as_bytes();
+    !b.iter().enumerate().any(|(i, d)| {
+        d.is_ascii_digit()
+            && b.get(i + 1).is_some_and(|&n| {
+                n >= 0x80
+                    || matches!(n, b',' | b'.' | b' ' | b'\'')
+                        && b.get(i + 2).is_some_and(u8::is_ascii_digit)
+            })
+    })
+}
+
+fn fold_figures_in(text: &str, mark: DecimalMark) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for (s, e) in figure_starts(text, mark) {
@@ -469,6 +503,45 @@ mod tests {
         assert!(
             matches!(cell_numbers("20,31 %", C), CellNumbers::One(a, None) if a.value == 20.31)
         );
+    }
+
+    /// Text the quick test calls plain is what folding its figures leaves unchanged.
+    #[test]
+    fn plain_figures_are_left_as_they_are() {
+        let samples = [
+            "1997",
+            "Eek ! The Cat",
+            "2011-16",
+            "12 km",
+            "A380 and 747",
+            "1.5",
+            "1,234",
+            "2 540 000",
+            "3'000",
+            "$ 12",
+            "€12",
+            "12\u{a0}000",
+            "1,2345",
+            "v2.0 beta",
+            "20,31 %",
+            "no digits",
+            "",
+            "9 8",
+            "1 to 2",
+            "(3) 4",
+            "1.",
+            "1, 2",
+            "year 2000, when",
+        ];
+        for s in samples {
+            for m in [P, C] {
+                if figures_plain(s) {
+                    assert_eq!(fold_figures_in(s, m), s, "{s:?} {m:?}");
+                }
+                assert_eq!(fold_figures(s, m), fold_figures_in(s, m), "{s:?} {m:?}");
+            }
+        }
+        assert!(figures_plain("1997") && !figures_plain("1,234") && !figures_plain("$1"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! [`merged_findings`] once over the groups' small [`TablePart`]s. Either way they give
 //! the findings [`super::audit`] writes for the same rows, whatever the split.
 
-use super::rows::{Format, RowItem, parse_json_row};
+use super::rows::{Format, RowItem};
 pub use super::table_checks::TablePart;
 use super::table_checks::TableState;
 use super::{Finding, Prepared, RowSummary, row_checks, table_checks};
@@ -31,7 +31,7 @@ pub fn check_rows(
     let ctx = prepared.ctx(index);
     rows.iter()
         .map(|r| {
-            let item: RowItem = parse_json_row(r.json, r.number, r.line);
+            let item: RowItem = super::json_row::parse(r.json, r.number, r.line);
             let o = row_checks::check(&ctx, &item, Format::Jsonl)?;
             Ok((o.findings, o.summary))
         })
@@ -98,5 +98,5 @@ pub fn merged_findings(
     for p in parts {
         state.absorb(p);
     }
-    table_checks::whole_table(&ctx, &state, rows)
+    table_checks::whole_table_of(&ctx, &state, rows)
 }

@@ -111,7 +111,7 @@ fn key_display(ctx: &Ctx<'_>, row: &StagedRow) -> Option<String> {
         .primary_key
         .iter()
         .map(|k| {
-            let sep = ctx.contract.column(k).map_or("; ", ColumnSpec::separator);
+            let sep = ctx.column(k).map_or("; ", ColumnSpec::separator);
             row.values.get(k).map(|v| v.joined(sep)).unwrap_or_default()
         })
         .collect();
@@ -184,14 +184,10 @@ impl RowCheck<'_, '_> {
             match row.values.get(&c.name) {
                 None if format == Format::Csv => {} // reported once, from the header
                 // A missing key is reported once, by the key check.
-                None if !c.optional && !self.ctx.contract.primary_key.contains(&c.name) => {
+                None if !c.optional && !self.ctx.is_key(&c.name) => {
                     self.add(Check::Schema, format!("missing column {:?}", c.name));
                 }
-                Some(v)
-                    if v.is_empty()
-                        && !c.optional
-                        && !self.ctx.contract.primary_key.contains(&c.name) =>
-                {
+                Some(v) if v.is_empty() && !c.optional && !self.ctx.is_key(&c.name) => {
                     self.add(Check::Schema, format!("column {:?} is empty", c.name));
                 }
                 Some(v) if v.is_empty() => {}
@@ -204,13 +200,13 @@ impl RowCheck<'_, '_> {
             }
         }
         for name in row.values.keys() {
-            if self.ctx.contract.column(name).is_none() {
+            if self.ctx.column(name).is_none() {
                 self.add(Check::Schema, format!("undeclared column {name:?}"))
                     .severity = Severity::Hygiene;
             }
         }
         for name in row.cell_locators.keys() {
-            if self.ctx.contract.column(name).is_none() {
+            if self.ctx.column(name).is_none() {
                 self.add(
                     Check::Schema,
                     format!("a cell locator for undeclared column {name:?}"),
@@ -293,7 +289,7 @@ impl RowCheck<'_, '_> {
     fn claim_types(&mut self) {
         use super::contract::Claim;
         for (col, kind) in &self.row.claims {
-            let Some(spec) = self.ctx.contract.column(col) else {
+            let Some(spec) = self.ctx.column(col) else {
                 self.add(
                     Check::ClaimType,
                     format!("claim type for undeclared column {col:?}"),
@@ -339,7 +335,7 @@ impl RowCheck<'_, '_> {
         let mut first = None;
         let mut first_page = None;
         for (i, k) in self.ctx.contract.primary_key.iter().enumerate() {
-            let spec = self.ctx.contract.column(k);
+            let spec = self.ctx.column(k);
             let v = self.row.values.get(k).cloned().unwrap_or(Value::Null);
             if v.is_empty() {
                 self.add(
@@ -656,7 +652,7 @@ impl RowCheck<'_, '_> {
                 continue;
             }
             let Some(r) = resolved else { continue };
-            let Some(spec) = ctx.contract.column(&p.column) else {
+            let Some(spec) = ctx.column(&p.column) else {
                 continue;
             };
             let ev_text: Vec<String> = match evidence_for(spec, &r.content) {

@@ -81,50 +81,110 @@ pub enum Format {
 }
 
 /// Reads one line of at most `max` bytes into `buf` (without the newline). Returns
-/// `None` at end of input, `Some(false)` when the line was longer (the rest is skipped).
+/// `None` at end of input, else whether the line fitted (a longer one is skipped, `buf`
+/// left empty) and how many bytes it took from the input, newline included.
 pub(crate) fn read_line_bounded(
     r: &mut impl BufRead,
     buf: &mut Vec<u8>,
     max: usize,
-) -> std::io::Result<Option<bool>> {
+) -> std::io::Result<Option<(bool, u64)>> {
     buf.clear();
-    let mut any = false;
+    append_line(r, buf, max)
+}
+
+/// [`read_line_bounded`], appending to `out`: on a line longer than `max` bytes `out` is
+/// left as it was.
+fn append_line(
+    r: &mut impl BufRead,
+    out: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<(bool, u64)>> {
+    let start = out.len();
+    let mut consumed = 0u64;
     let mut fits = true;
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(any.then_some(fits));
+            return Ok((consumed > 0).then_some((fits, consumed)));
         }
-        any = true;
         let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(p) => (p, true),
             None => (chunk.len(), false),
         };
         if fits {
-            if buf.len() + take <= max {
-                buf.extend_from_slice(&chunk[..take]);
+            if out.len() - start + take <= max {
+                out.extend_from_slice(&chunk[..take]);
             } else {
                 fits = false;
-                buf.clear();
+                out.truncate(start);
             }
         }
-        r.consume(take + usize::from(done));
+        let used = take + usize::from(done);
+        r.consume(used);
+        consumed += used as u64;
         if done {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
+            if out.len() > start && out.last() == Some(&b'\r') {
+                out.pop();
             }
-            return Ok(Some(fits));
+            return Ok(Some((fits, consumed)));
         }
+    }
+}
+
+/// Hashes (sha256) every byte read through it: the audit compares the hash of what it
+/// read with the one taken before, instead of reading the rows a second time.
+struct Hashing<R> {
+    inner: R,
+    sha: sha2::Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        self.sha.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// How far a reader got: bytes taken from the input, lines and records read. What a
+/// checkpoint records, and where a resumed audit starts reading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub offset: u64,
+    pub line: u64,
+    pub rows: usize,
+}
+
+/// One record as read: where its bytes are in the batch, or `None` for a record longer
+/// than [`MAX_LINE`] (reported, not kept).
+pub(crate) struct RawRecord {
+    pub number: usize,
+    pub line: u64,
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+/// Records read together, unparsed (the workers parse them), their bytes in one buffer.
+#[derive(Default)]
+pub(crate) struct RawBatch {
+    pub data: Vec<u8>,
+    pub records: Vec<RawRecord>,
+    /// Where the reader stood after the batch's last record.
+    pub end: Position,
+}
+
+impl RawBatch {
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
     }
 }
 
 /// A streaming reader of staged rows.
 pub struct RowReader<R: Read> {
-    input: BufReader<R>,
+    input: BufReader<Hashing<R>>,
     format: Format,
     header: Vec<String>,
-    line: u64,
-    number: usize,
+    pos: Position,
     buf: Vec<u8>,
 }
 
@@ -160,24 +220,28 @@ impl RowReader<File> {
 
 impl<R: Read> RowReader<R> {
     pub fn new(input: R, format: Format) -> std::io::Result<RowReader<R>> {
+        let hashing = Hashing {
+            inner: input,
+            sha: sha2::Sha256::default(),
+        };
         let mut r = RowReader {
-            input: BufReader::with_capacity(1 << 16, input),
+            input: BufReader::with_capacity(1 << 16, hashing),
             format,
             header: Vec::new(),
-            line: 0,
-            number: 0,
+            pos: Position::default(),
             buf: Vec::new(),
         };
         if format == Format::Csv {
             match read_line_bounded(&mut r.input, &mut r.buf, MAX_LINE)? {
-                Some(true) => {
-                    r.line = 1;
+                Some((true, used)) => {
+                    r.pos.line = 1;
+                    r.pos.offset = used;
                     r.header = csv_fields(&r.buf).unwrap_or_default();
                     if let Some(h) = r.header.first_mut() {
                         *h = h.trim_start_matches('\u{FEFF}').to_string();
                     }
                 }
-                Some(false) => {
+                Some((false, _)) => {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
                         "line 1: the CSV header is longer than 1 MiB",
@@ -198,116 +262,206 @@ impl<R: Read> RowReader<R> {
         &self.header
     }
 
-    /// Reads up to `n` records.
-    pub fn batch(&mut self, n: usize) -> std::io::Result<Vec<RowItem>> {
-        let mut out = Vec::with_capacity(n.min(1 << 16));
-        while out.len() < n {
-            match self.next_item()? {
-                Some(x) => out.push(x),
-                None => break,
+    /// Goes on from `at` (a position this reader's input reached before): the bytes up
+    /// to it are read (and hashed) but not parsed.
+    pub(crate) fn skip_to(&mut self, at: Position) -> std::io::Result<()> {
+        let Some(mut left) = at.offset.checked_sub(self.pos.offset) else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("cannot go back to byte {}", at.offset),
+            ));
+        };
+        while left > 0 {
+            let chunk = self.input.fill_buf()?;
+            if chunk.is_empty() {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
             }
+            let n = chunk.len().min(left as usize);
+            self.input.consume(n);
+            left -= n as u64;
         }
-        Ok(out)
+        self.pos = at;
+        Ok(())
     }
 
-    fn next_item(&mut self) -> std::io::Result<Option<RowItem>> {
+    /// The sha256 of every byte the reader has taken from its input, once it has read
+    /// to the end (`None` before).
+    pub(crate) fn sha256(&mut self) -> std::io::Result<Option<[u8; 32]>> {
+        use sha2::Digest;
+        if !self.input.fill_buf()?.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(self.input.get_ref().sha.clone().finalize().into()))
+    }
+
+    /// Reads up to `n` records.
+    pub fn batch(&mut self, n: usize) -> std::io::Result<Vec<RowItem>> {
+        let raw = self.raw_batch(n)?;
+        Ok(raw
+            .records
+            .iter()
+            .map(|r| parse_record(self.format, &self.header, &raw, r))
+            .collect())
+    }
+
+    /// Reads up to `n` records without parsing them.
+    pub(crate) fn raw_batch(&mut self, n: usize) -> std::io::Result<RawBatch> {
+        let mut batch = RawBatch::default();
+        self.raw_batch_into(n, &mut batch)?;
+        Ok(batch)
+    }
+
+    /// Reads up to `n` records into `batch` (emptied first; its buffers are used again).
+    pub(crate) fn raw_batch_into(&mut self, n: usize, batch: &mut RawBatch) -> std::io::Result<()> {
+        batch.data.clear();
+        batch.records.clear();
+        while batch.records.len() < n && self.next_record(batch)? {}
+        batch.end = self.pos;
+        Ok(())
+    }
+
+    /// Appends the next record to `batch`; `false` at the end of the input.
+    fn next_record(&mut self, batch: &mut RawBatch) -> std::io::Result<bool> {
         loop {
-            let Some(fits) = read_line_bounded(&mut self.input, &mut self.buf, MAX_LINE)? else {
-                return Ok(None);
+            let start = batch.data.len();
+            let Some((fits, used)) = append_line(&mut self.input, &mut batch.data, MAX_LINE)?
+            else {
+                return Ok(false);
             };
-            self.line += 1;
-            let line = self.line;
+            self.pos.offset += used;
+            self.pos.line += 1;
+            let line = self.pos.line;
+            let number = self.pos.rows;
             if !fits {
-                let number = self.number;
-                self.number += 1;
-                return Ok(Some(RowItem::Bad {
+                self.pos.rows += 1;
+                batch.records.push(RawRecord {
                     number,
                     line,
-                    message: format!("line {line} is longer than {MAX_LINE} bytes; skipped"),
-                }));
+                    span: None,
+                });
+                return Ok(true);
             }
-            if self.buf.iter().all(u8::is_ascii_whitespace) {
+            if batch.data[start..].iter().all(u8::is_ascii_whitespace) {
+                batch.data.truncate(start);
                 continue;
             }
             // A CSV record may continue over lines inside a quoted field.
             if self.format == Format::Csv {
-                let mut extra = Vec::new();
-                while self.buf.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
-                    match read_line_bounded(&mut self.input, &mut extra, MAX_LINE)? {
-                        Some(true) if self.buf.len() + extra.len() < MAX_LINE => {
-                            self.line += 1;
-                            self.buf.push(b'\n');
-                            self.buf.extend_from_slice(&extra);
-                        }
-                        _ => break,
-                    }
-                }
+                self.continue_quoted(&mut batch.data, start)?;
             }
-            let number = self.number;
-            self.number += 1;
-            let item = match self.format {
-                Format::Jsonl => parse_json_row(&self.buf, number, line),
-                Format::Csv => self.parse_csv_row(number, line),
-            };
-            return Ok(Some(item));
+            self.pos.rows += 1;
+            batch.records.push(RawRecord {
+                number,
+                line,
+                span: Some(start..batch.data.len()),
+            });
+            return Ok(true);
         }
     }
 
-    fn parse_csv_row(&self, number: usize, line: u64) -> RowItem {
-        let bad = |message: String| RowItem::Bad {
-            number,
-            line,
-            message,
-        };
-        let fields = match csv_fields(&self.buf) {
-            Ok(f) => f,
-            Err(e) => return bad(format!("line {line}: not a CSV record: {e}")),
-        };
-        let mut row = StagedRow {
-            number,
-            line,
-            ..Default::default()
-        };
-        if fields.len() != self.header.len() {
-            row.problems.push(format!(
-                "line {line} has {} field(s); the header has {}",
-                fields.len(),
-                self.header.len()
-            ));
-        }
-        for (name, raw) in self.header.iter().zip(fields) {
-            // Row metadata is read trimmed; values as written, so that a space that
-            // changes a value is seen (check 7 reports stray whitespace).
-            let v = raw.trim().to_string();
-            let opt = (!v.is_empty()).then_some(v.clone());
-            match name.as_str() {
-                "source_page" => row.source_page = opt,
-                "locator" => row.locator = opt,
-                "as_of" => row.as_of = opt,
-                _ => {
-                    if let Some(col) = name.strip_prefix("locator:") {
-                        if let Some(v) = opt {
-                            row.cell_locators.insert(col.to_string(), v);
-                        }
-                    } else if let Some(col) = name.strip_prefix("claim:") {
-                        if let Some(v) = opt {
-                            row.claims.insert(col.to_string(), v);
-                        }
-                    } else {
-                        row.values.insert(
-                            name.clone(),
-                            if v.is_empty() {
-                                Value::Null
-                            } else {
-                                Value::Text(raw)
-                            },
-                        );
-                    }
+    /// Joins the lines of a CSV record whose quoted field spans them (an odd number of
+    /// quotes so far), up to [`MAX_LINE`] bytes.
+    fn continue_quoted(&mut self, data: &mut Vec<u8>, start: usize) -> std::io::Result<()> {
+        while data[start..].iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+            let joined = data.len();
+            data.push(b'\n');
+            let room = MAX_LINE.saturating_sub(joined - start + 1);
+            match append_line(&mut self.input, data, room)? {
+                Some((true, used)) => {
+                    self.pos.offset += used;
+                    self.pos.line += 1;
+                }
+                Some((false, used)) => {
+                    // The line that does not fit is dropped, and the record ends.
+                    self.pos.offset += used;
+                    data.truncate(joined);
+                    break;
+                }
+                None => {
+                    data.truncate(joined);
+                    break;
                 }
             }
         }
-        RowItem::Row(row)
+        Ok(())
     }
+}
+
+/// Parses one record of a batch.
+pub(crate) fn parse_record(
+    format: Format,
+    header: &[String],
+    batch: &RawBatch,
+    r: &RawRecord,
+) -> RowItem {
+    let Some(span) = &r.span else {
+        return RowItem::Bad {
+            number: r.number,
+            line: r.line,
+            message: format!("line {} is longer than {MAX_LINE} bytes; skipped", r.line),
+        };
+    };
+    let bytes = &batch.data[span.clone()];
+    match format {
+        Format::Jsonl => super::json_row::parse(bytes, r.number, r.line),
+        Format::Csv => parse_csv_row(header, bytes, r.number, r.line),
+    }
+}
+
+fn parse_csv_row(header: &[String], bytes: &[u8], number: usize, line: u64) -> RowItem {
+    let bad = |message: String| RowItem::Bad {
+        number,
+        line,
+        message,
+    };
+    let fields = match csv_fields(bytes) {
+        Ok(f) => f,
+        Err(e) => return bad(format!("line {line}: not a CSV record: {e}")),
+    };
+    let mut row = StagedRow {
+        number,
+        line,
+        ..Default::default()
+    };
+    if fields.len() != header.len() {
+        row.problems.push(format!(
+            "line {line} has {} field(s); the header has {}",
+            fields.len(),
+            header.len()
+        ));
+    }
+    for (name, raw) in header.iter().zip(fields) {
+        // Row metadata is read trimmed; values as written, so that a space that
+        // changes a value is seen (check 7 reports stray whitespace).
+        let v = raw.trim().to_string();
+        let opt = (!v.is_empty()).then_some(v.clone());
+        match name.as_str() {
+            "source_page" => row.source_page = opt,
+            "locator" => row.locator = opt,
+            "as_of" => row.as_of = opt,
+            _ => {
+                if let Some(col) = name.strip_prefix("locator:") {
+                    if let Some(v) = opt {
+                        row.cell_locators.insert(col.to_string(), v);
+                    }
+                } else if let Some(col) = name.strip_prefix("claim:") {
+                    if let Some(v) = opt {
+                        row.claims.insert(col.to_string(), v);
+                    }
+                } else {
+                    row.values.insert(
+                        name.clone(),
+                        if v.is_empty() {
+                            Value::Null
+                        } else {
+                            Value::Text(raw)
+                        },
+                    );
+                }
+            }
+        }
+    }
+    RowItem::Row(row)
 }
 
 fn csv_fields(line: &[u8]) -> Result<Vec<String>, String> {
@@ -323,127 +477,56 @@ fn csv_fields(line: &[u8]) -> Result<Vec<String>, String> {
     }
 }
 
-/// One JSON lines record (also the audit in pieces' rows, [`super::pieces`]).
-pub(crate) fn parse_json_row(line: &[u8], number: usize, lineno: u64) -> RowItem {
-    let bad = |message: String| RowItem::Bad {
-        number,
-        line: lineno,
-        message,
-    };
-    let v: serde_json::Value = match serde_json::from_slice(line) {
-        Ok(v) => v,
-        Err(e) => {
-            return bad(format!(
-                "line {lineno}, column {}: not valid JSON: {e}",
-                e.column()
-            ));
-        }
-    };
-    let serde_json::Value::Object(map) = v else {
-        return bad(format!("line {lineno}: a row must be a JSON object"));
-    };
-    let mut row = StagedRow {
-        number,
-        line: lineno,
-        ..Default::default()
-    };
-    let text = |v: &serde_json::Value| -> Option<String> {
-        match v {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Number(n) => Some(n.to_string()),
-            serde_json::Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        }
-    };
-    for (k, v) in map {
-        match k.as_str() {
-            "source_page" | "locator" | "as_of" => {
-                let t = match v {
-                    serde_json::Value::Null => None,
-                    serde_json::Value::String(s) if s.trim().is_empty() => None,
-                    serde_json::Value::String(s) => Some(s),
-                    other => {
-                        row.problems
-                            .push(format!("{k} must be a string, not {other}"));
-                        None
-                    }
-                };
-                match k.as_str() {
-                    "source_page" => row.source_page = t,
-                    "locator" => row.locator = t,
-                    _ => row.as_of = t,
-                }
-            }
-            "cell_locators" | "claims" => {
-                let serde_json::Value::Object(m) = v else {
-                    row.problems.push(format!("{k} must be an object"));
-                    continue;
-                };
-                let target = if k == "claims" {
-                    &mut row.claims
-                } else {
-                    &mut row.cell_locators
-                };
-                for (c, x) in m {
-                    match x {
-                        serde_json::Value::String(s) => {
-                            target.insert(c, s);
-                        }
-                        other => row
-                            .problems
-                            .push(format!("{k}.{c} must be a string, not {other}")),
-                    }
-                }
-            }
-            _ => {
-                let value = match &v {
-                    serde_json::Value::Null => Value::Null,
-                    serde_json::Value::Array(items) => {
-                        let mut out = Vec::new();
-                        for x in items {
-                            match text(x) {
-                                Some(s) => out.push(s),
-                                None => row.problems.push(format!(
-                                    "column {k}: list items must be strings or numbers"
-                                )),
-                            }
-                        }
-                        Value::Items(out)
-                    }
-                    serde_json::Value::Object(_) => {
-                        row.problems
-                            .push(format!("column {k}: an object is not a cell value"));
-                        Value::Null
-                    }
-                    other => Value::Text(text(other).unwrap_or_default()),
-                };
-                row.values.insert(k, value);
-            }
-        }
-    }
-    RowItem::Row(row)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn bounded_lines_skip_the_overlong_one() {
-        let data = format!("short\n{}\nafter\nlast", "x".repeat(100));
+        let data = format!("short\n{}\nafter\r\nlast", "x".repeat(100));
         let mut r = BufReader::with_capacity(8, data.as_bytes());
         let mut buf = Vec::new();
-        assert_eq!(read_line_bounded(&mut r, &mut buf, 50).unwrap(), Some(true));
+        let mut read = |buf: &mut Vec<u8>| read_line_bounded(&mut r, buf, 50).unwrap();
+        assert_eq!(read(&mut buf), Some((true, 6)));
         assert_eq!(buf, b"short");
-        assert_eq!(
-            read_line_bounded(&mut r, &mut buf, 50).unwrap(),
-            Some(false)
-        );
-        assert_eq!(read_line_bounded(&mut r, &mut buf, 50).unwrap(), Some(true));
+        assert_eq!(read(&mut buf), Some((false, 101)));
+        assert_eq!(read(&mut buf), Some((true, 7)));
         assert_eq!(buf, b"after");
-        assert_eq!(read_line_bounded(&mut r, &mut buf, 50).unwrap(), Some(true));
+        assert_eq!(read(&mut buf), Some((true, 4)));
         assert_eq!(buf, b"last");
-        assert_eq!(read_line_bounded(&mut r, &mut buf, 50).unwrap(), None);
+        assert_eq!(read(&mut buf), None);
+    }
+
+    /// Positions count bytes, lines and records; a reader skipped to a position reads
+    /// the records after it, and hashes the whole input either way.
+    #[test]
+    fn positions_resume_where_a_reader_stopped() {
+        let csv = "source_page,locator,v\nA,\"x\n y\",1\n\nB,b,2\nC,c,3\n";
+        let mut r = RowReader::new(csv.as_bytes(), Format::Csv).unwrap();
+        let first = r.raw_batch(2).unwrap();
+        assert_eq!(first.records.len(), 2);
+        assert_eq!(
+            first.end,
+            Position {
+                offset: 40,
+                line: 5,
+                rows: 2
+            }
+        );
+        let rest = r.batch(10).unwrap();
+        let whole = r.sha256().unwrap().unwrap();
+        let mut again = RowReader::new(csv.as_bytes(), Format::Csv).unwrap();
+        assert_eq!(again.sha256().unwrap(), None);
+        again.skip_to(first.end).unwrap();
+        let resumed = again.batch(10).unwrap();
+        assert_eq!(format!("{rest:?}"), format!("{resumed:?}"));
+        let RowItem::Row(c) = &resumed[0] else {
+            panic!()
+        };
+        assert_eq!((c.number, c.line), (2, 6));
+        assert_eq!(again.sha256().unwrap(), Some(whole));
+        use sha2::Digest;
+        assert_eq!(whole, <[u8; 32]>::from(sha2::Sha256::digest(csv)));
     }
 
     #[test]

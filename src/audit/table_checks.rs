@@ -1,24 +1,26 @@
 //! The table-level checks: 5 key uniqueness, 9 cardinality, 10 source-role coverage,
-//! 11 operator provenance, 12 exhaustiveness. They see the whole table through what each
-//! row left in [`TableState`] (folded in row order, so memory stays small: hashes of
-//! keys, the set of source pages), plus the contract's sources.
+//! 11 operator provenance, 12 exhaustiveness. They see the whole table through what the
+//! rows left behind, plus the contract's sources: a single audit streams it from its
+//! spilled summaries (`super::summaries`) and marks the count source's items in a
+//! [`Coverage`]; the audit in pieces folds each group's rows into a [`TableState`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use super::checks::{Check, Severity};
+use super::count::{Item, ItemCount};
 use super::row_checks::RowSummary;
 use super::{Ctx, Finding, values};
 use crate::index::IndexError;
 use crate::locator::{Content, Resolution, Target};
 
 /// A duplicate key: the row, and the earlier row with the same key.
-struct Duplicate {
-    row: usize,
-    line: u64,
-    key: Option<String>,
-    first_row: usize,
-    first_line: u64,
+pub(crate) struct Duplicate {
+    pub row: usize,
+    pub line: u64,
+    pub key: Option<String>,
+    pub first_row: usize,
+    pub first_line: u64,
 }
 
 /// The key identity's hash: uniqueness is decided on it, and an audit in pieces groups
@@ -39,15 +41,10 @@ pub(crate) struct TableState {
     first_pages: HashSet<u32>,
     /// Source page (final page number, or title without a page) → first row citing it.
     sources: BTreeMap<Result<u32, String>, usize>,
-    blocked: Vec<bool>,
 }
 
 impl TableState {
     pub fn add(&mut self, s: RowSummary) {
-        if self.blocked.len() <= s.number {
-            self.blocked.resize(s.number + 1, false);
-        }
-        self.blocked[s.number] = s.blocked;
         if let Some(id) = &s.identity {
             match self.keys.entry(identity_hash(id)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
@@ -75,16 +72,6 @@ impl TableState {
             self.sources.entry(src).or_insert(s.number);
         }
     }
-
-    pub fn blocked(&self, row: usize) -> bool {
-        self.blocked.get(row).copied().unwrap_or(false)
-    }
-
-    pub(crate) fn mark_blocked(&mut self, row: usize) {
-        if let Some(b) = self.blocked.get_mut(row) {
-            *b = true;
-        }
-    }
 }
 
 /// What the whole-table checks (cardinality, provenance) need from one group of rows:
@@ -102,7 +89,7 @@ impl TableState {
     /// The group's sets for the whole-table checks; the first keys and pages only when
     /// the cardinality check has a count source to compare them with.
     pub fn part(&self, ctx: &Ctx<'_>) -> TablePart {
-        let counted = count_source(ctx).is_some();
+        let counted = count_locator(ctx).is_some();
         let mut first_keys: Vec<String> = Vec::new();
         let mut first_pages: Vec<u32> = Vec::new();
         if counted {
@@ -132,42 +119,113 @@ impl TableState {
 /// Runs the table-level checks; `rows` is the number of records read.
 pub fn run(ctx: &Ctx<'_>, state: &TableState, rows: usize) -> Result<Vec<Finding>, IndexError> {
     let mut out = key_findings(ctx, state);
-    out.extend(whole_table(ctx, state, rows)?);
+    out.extend(whole_table_of(ctx, state, rows)?);
     Ok(out)
+}
+
+/// Check 5's finding for row `d.row`, whose key row `d.first_row` holds.
+pub(crate) fn duplicate_finding(ctx: &Ctx<'_>, d: Duplicate) -> Finding {
+    let mut f = ctx.finding(
+        Check::KeyIntegrity,
+        format!(
+            "duplicate primary key (after normalization and redirects): same as row {} (line {})",
+            d.first_row, d.first_line
+        ),
+    );
+    f.row = Some(d.row);
+    f.line = Some(d.line);
+    f.key = d.key;
+    f
 }
 
 /// Check 5 over the rows folded into `state`: complete for every key whose rows were all
 /// folded there.
 pub(crate) fn key_findings(ctx: &Ctx<'_>, state: &TableState) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for d in &state.duplicates {
-        let mut f = ctx.finding(
-            Check::KeyIntegrity,
-            format!(
-                "duplicate primary key (after normalization and redirects): same as row {} (line {})",
-                d.first_row, d.first_line
-            ),
-        );
-        f.row = Some(d.row);
-        f.line = Some(d.line);
-        f.key = d.key.clone();
-        out.push(f);
-    }
-    out
+    state
+        .duplicates
+        .iter()
+        .map(|d| {
+            duplicate_finding(
+                ctx,
+                Duplicate {
+                    key: d.key.clone(),
+                    ..*d
+                },
+            )
+        })
+        .collect()
 }
 
-/// Checks 9–12, which see the whole table through `state`'s sets (and the contract).
-pub(crate) fn whole_table(
+/// Checks 9–12 over `state`'s sets (and the contract).
+pub(crate) fn whole_table_of(
     ctx: &Ctx<'_>,
     state: &TableState,
     rows: usize,
 ) -> Result<Vec<Finding>, IndexError> {
+    let count = CountSource::read(ctx)?;
+    let covered = |it: &Item| {
+        state.first_keys.contains(&values::fold(&it.key))
+            || it.pages.iter().any(|p| state.first_pages.contains(p))
+    };
+    let sources = state.sources.iter().map(|(s, &row)| {
+        Ok(Cited {
+            source: s.clone(),
+            row,
+            blocked: false,
+        })
+    });
     let mut out = Vec::new();
-    cardinality(ctx, state, rows, &mut out)?;
-    let resolved_sources = sources(ctx, &mut out)?;
-    provenance(ctx, state, &resolved_sources, &mut out)?;
-    exhaustiveness(ctx, &resolved_sources, &mut out);
+    let table = Table {
+        rows,
+        count: count.as_ref(),
+        covered: &|_, it| covered(it),
+    };
+    whole_table(ctx, &table, sources, &mut |f, _| {
+        out.push(f);
+        Ok::<(), IndexError>(())
+    })?;
     Ok(out)
+}
+
+/// The whole table as checks 9–12 see it.
+pub(crate) struct Table<'t> {
+    /// Records read.
+    pub rows: usize,
+    pub count: Option<&'t CountSource>,
+    /// Whether the rows stage the count source's item (its index, the item).
+    pub covered: &'t dyn Fn(usize, &Item) -> bool,
+}
+
+/// A source page with the first row citing it (`blocked`: that row has a blocking
+/// finding already).
+pub(crate) struct Cited {
+    pub source: Result<u32, String>,
+    pub row: usize,
+    pub blocked: bool,
+}
+
+/// Checks 9–12: each finding goes to `emit` as it is found, in the order the audit has
+/// always written them (cardinality, coverage, provenance, exhaustiveness), with whether
+/// its row was blocked already. `sources` are the cited pages in order.
+pub(crate) fn whole_table<E: From<IndexError>>(
+    ctx: &Ctx<'_>,
+    table: &Table<'_>,
+    sources: impl Iterator<Item = Result<Cited, E>>,
+    emit: &mut dyn FnMut(Finding, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut out = Vec::new();
+    cardinality(ctx, table, &mut out);
+    let resolved_sources = self::sources(ctx, &mut out)?;
+    for f in out {
+        emit(f, false)?;
+    }
+    provenance(ctx, sources, &resolved_sources, emit)?;
+    let mut out = Vec::new();
+    exhaustiveness(ctx, &resolved_sources, &mut out);
+    for f in out {
+        emit(f, false)?;
+    }
+    Ok(())
 }
 
 /// A contract source, resolved.
@@ -179,16 +237,80 @@ struct Source {
     list_page: bool,
 }
 
+/// The count source (the scope's `count_source`, else the first `count` or `list` source
+/// citing a table) and its items, counted once: what check 9 compares the rows with.
+pub(crate) struct CountSource {
+    locator: String,
+    counted: Result<ItemCount, String>,
+}
+
+impl CountSource {
+    pub fn read(ctx: &Ctx<'_>) -> Result<Option<CountSource>, IndexError> {
+        let Some(src) = count_locator(ctx) else {
+            return Ok(None);
+        };
+        let Ok(loc) = crate::locator::parse(&src) else {
+            return Ok(None); // validated with the contract
+        };
+        let key_col = ctx
+            .contract
+            .primary_key
+            .first()
+            .and_then(|k| ctx.contract.column(k))
+            .and_then(|c| c.source_col.clone());
+        Ok(Some(CountSource {
+            counted: super::count_items(&ctx.resolver, &loc, key_col.as_ref())?,
+            locator: src,
+        }))
+    }
+
+    /// The counted items (none when the source cannot be counted).
+    pub fn items(&self) -> &[Item] {
+        self.counted.as_ref().map_or(&[], |c| &c.items)
+    }
+}
+
+/// The count source's items by what a row stages them with (its first key, folded, or
+/// the page that key names), so that a streaming audit can mark the items it sees row
+/// by row: memory grows with the count source, never with the rows.
+pub(crate) struct Coverage {
+    by_key: HashMap<String, Vec<u32>>,
+    by_page: HashMap<u32, Vec<u32>>,
+}
+
+impl Coverage {
+    pub fn new(items: &[Item]) -> Coverage {
+        let mut by_key: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut by_page: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (i, it) in items.iter().enumerate() {
+            by_key
+                .entry(values::fold(&it.key))
+                .or_default()
+                .push(i as u32);
+            for &p in &it.pages {
+                by_page.entry(p).or_default().push(i as u32);
+            }
+        }
+        Coverage { by_key, by_page }
+    }
+
+    /// The items a row with this first key (folded) and key page stages.
+    pub fn staged_by<'c>(
+        &'c self,
+        first_key: Option<&str>,
+        first_page: Option<u32>,
+    ) -> impl Iterator<Item = u32> + 'c {
+        let by_key = first_key.and_then(|k| self.by_key.get(k));
+        let by_page = first_page.and_then(|p| self.by_page.get(&p));
+        by_key.into_iter().chain(by_page).flatten().copied()
+    }
+}
+
 /// Check 9: the row count against the declared count or the count source's items
 /// (filtered by the scope filters the source's columns allow).
-fn cardinality(
-    ctx: &Ctx<'_>,
-    state: &TableState,
-    rows: usize,
-    out: &mut Vec<Finding>,
-) -> Result<(), IndexError> {
+fn cardinality(ctx: &Ctx<'_>, table: &Table<'_>, out: &mut Vec<Finding>) {
     let scope = &ctx.contract.scope;
-    let source = count_source(ctx);
+    let rows = table.rows;
     let sample_note = |f: &mut Finding| {
         if !scope.exhaustive {
             f.severity = Severity::Advisory;
@@ -205,19 +327,11 @@ fn cardinality(
             out.push(f);
         }
     }
-    let Some(src) = source else {
-        return Ok(());
+    let Some(source) = table.count else {
+        return;
     };
-    let Ok(loc) = crate::locator::parse(&src) else {
-        return Ok(()); // validated with the contract
-    };
-    let key_col = ctx
-        .contract
-        .primary_key
-        .first()
-        .and_then(|k| ctx.contract.column(k))
-        .and_then(|c| c.source_col.clone());
-    let counted = match super::count_items(&ctx.resolver, &loc, key_col.as_ref())? {
+    let src = &source.locator;
+    let counted = match &source.counted {
         Ok(c) => c,
         Err(why) => {
             let mut f = ctx.finding(
@@ -226,7 +340,7 @@ fn cardinality(
             );
             f.locator = Some(src.clone());
             out.push(f);
-            return Ok(());
+            return;
         }
     };
     let (items, unapplied) = scope_filtered(ctx, &counted.items);
@@ -238,11 +352,8 @@ fn cardinality(
     };
     let missing: Vec<&str> = items
         .iter()
-        .filter(|it| {
-            !state.first_keys.contains(&values::fold(&it.key))
-                && !it.pages.iter().any(|p| state.first_pages.contains(p))
-        })
-        .map(|it| it.key.as_str())
+        .filter(|(i, it)| !(table.covered)(*i, it))
+        .map(|(_, it)| it.key.as_str())
         .collect();
     let wrong = if scope.exhaustive {
         rows != expected || !missing.is_empty()
@@ -273,16 +384,15 @@ fn cardinality(
             ));
         }
         let mut f = ctx.finding(Check::Cardinality, msg);
-        f.locator = Some(src);
+        f.locator = Some(src.clone());
         sample_note(&mut f);
         out.push(f);
     }
-    Ok(())
 }
 
 /// The locator whose items the row count is compared with: the scope's count source, else
 /// the first `count` or `list` source that cites a table.
-fn count_source(ctx: &Ctx<'_>) -> Option<String> {
+fn count_locator(ctx: &Ctx<'_>) -> Option<String> {
     ctx.contract.scope.count_source.clone().or_else(|| {
         ctx.contract
             .sources
@@ -301,13 +411,10 @@ fn count_source(ctx: &Ctx<'_>) -> Option<String> {
 
 /// The count source's items that pass the scope filters whose column maps to a source
 /// column, and the filters that could not be applied (no `source_col`).
-fn scope_filtered<'i>(
-    ctx: &Ctx<'_>,
-    all: &'i [super::count::Item],
-) -> (Vec<&'i super::count::Item>, Vec<String>) {
+fn scope_filtered<'i>(ctx: &Ctx<'_>, all: &'i [Item]) -> (Vec<(usize, &'i Item)>, Vec<String>) {
     let mut unapplied = Vec::new();
     let mut items = Vec::new();
-    'item: for it in all {
+    'item: for (i, it) in all.iter().enumerate() {
         for flt in &ctx.filters {
             let Some(sc) = ctx
                 .contract
@@ -329,7 +436,7 @@ fn scope_filtered<'i>(
                 continue 'item;
             }
         }
-        items.push(it);
+        items.push((i, it));
     }
     (items, unapplied)
 }
@@ -403,12 +510,12 @@ fn sources(ctx: &Ctx<'_>, out: &mut Vec<Finding>) -> Result<Vec<Source>, IndexEr
 
 /// Check 11: every page the rows cite is a declared source with an operator, or is
 /// linked from a declared `list` source with an operator (the operator expanded it).
-fn provenance(
+fn provenance<E: From<IndexError>>(
     ctx: &Ctx<'_>,
-    state: &TableState,
+    cited: impl Iterator<Item = Result<Cited, E>>,
     sources: &[Source],
-    out: &mut Vec<Finding>,
-) -> Result<(), IndexError> {
+    emit: &mut dyn FnMut(Finding, bool) -> Result<(), E>,
+) -> Result<(), E> {
     let c = ctx.contract;
     let has_op = |i: usize| {
         c.sources[i]
@@ -418,13 +525,14 @@ fn provenance(
     };
     for s in sources {
         if !has_op(s.index) {
-            out.push(ctx.finding(
+            let f = ctx.finding(
                 Check::Provenance,
                 format!(
                     "sources[{}] ({:?}) does not say which operator brought it",
                     s.index, c.sources[s.index].page
                 ),
-            ));
+            );
+            emit(f, false)?;
         }
     }
     let declared: HashSet<u32> = sources
@@ -443,13 +551,18 @@ fn provenance(
             }
         }
     }
-    for (src, first_row) in &state.sources {
-        let (ok, name) = match src {
-            Ok(p) => (declared.contains(p) || expanded.contains(p), {
-                let rec = ctx.resolver.index().page(*p)?;
+    for cite in cited {
+        let Cited {
+            source,
+            row: first_row,
+            blocked,
+        } = cite?;
+        let (ok, name) = match source {
+            Ok(p) => (declared.contains(&p) || expanded.contains(&p), {
+                let rec = ctx.resolver.index().page(p)?;
                 ctx.resolver.index().display_title(&rec)
             }),
-            Err(title) => (false, title.clone()),
+            Err(title) => (false, title),
         };
         if !ok {
             let mut f = ctx.finding(
@@ -458,8 +571,8 @@ fn provenance(
                     "source page {name:?} (first cited by row {first_row}) is neither a declared source nor linked from a declared list source"
                 ),
             );
-            f.row = Some(*first_row);
-            out.push(f);
+            f.row = Some(first_row);
+            emit(f, blocked)?;
         }
     }
     Ok(())

@@ -168,15 +168,49 @@ pub fn fold(s: &str) -> String {
     } else {
         s
     };
+    if s.is_ascii() {
+        return fold_ascii(s);
+    }
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    fold_chars(s.nfkd().filter(|c| !is_combining_mark(*c)), s.len())
+}
+
+/// [`fold`] of ASCII text (most values and cells), byte by byte: what [`fold_chars`]
+/// makes of it, without its decomposition and case tables.
+fn fold_ascii(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
-    let mut push = |c: char, out: &mut String| {
+    for b in s.bytes() {
+        match b {
+            b'\t'..=b'\r' | b' ' | b'_' => space = !out.is_empty(),
+            b'*' => {}
+            _ => {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(match b {
+                    b'`' => '\'',
+                    b => b.to_ascii_lowercase() as char,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// [`fold`] of decomposed characters.
+fn fold_chars(chars: impl Iterator<Item = char>, len: usize) -> String {
+    let mut out = String::with_capacity(len);
+    let mut space = false;
+    for c in chars {
         if c.is_whitespace() || c == '_' {
             space = !out.is_empty();
-            return;
+            continue;
         }
         if matches!(c, '*' | '†' | '‡' | '§' | '¶' | '\u{200B}' | '\u{AD}') {
-            return;
+            continue;
         }
         let c = match c {
             '‘' | '’' | '`' | '´' => '\'',
@@ -189,17 +223,6 @@ pub fn fold(s: &str) -> String {
             space = false;
         }
         out.extend(c.to_lowercase());
-    };
-    if s.is_ascii() {
-        for c in s.chars() {
-            push(c, &mut out);
-        }
-    } else {
-        use unicode_normalization::UnicodeNormalization;
-        use unicode_normalization::char::is_combining_mark;
-        for c in s.nfkd().filter(|c| !is_combining_mark(*c)) {
-            push(c, &mut out);
-        }
     }
     out
 }
@@ -627,6 +650,21 @@ mod tests {
             })
         );
         assert_eq!(parse_date_strict("31 Dec 2024"), None);
+    }
+
+    /// The ASCII path folds every ASCII byte as the general one does.
+    #[test]
+    fn ascii_text_folds_as_decomposed_text_does() {
+        let all: String = (0u8..128).map(char::from).collect();
+        for s in [
+            all.as_str(),
+            "  The  Rhine_River * (`x`)\t\n1,233 km ",
+            "\u{b}a\u{c}B\r",
+            "",
+            "_ _",
+        ] {
+            assert_eq!(fold_ascii(s), fold_chars(s.chars(), s.len()), "{s:?}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `wikiwit audit CONTRACT ROWS [--index DIR] [--findings FILE] [--threads N]`.
+//! `wikiwit audit CONTRACT ROWS [--index DIR] [--findings FILE] [--threads N]
+//! [--memory-budget SIZE] [--checkpoint-every ROWS] [--restart]`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,6 +20,19 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
+    /// Memory the per-row summaries (keys, sources) may hold before spilling sorted runs
+    /// beside the findings log, e.g. 256M, 1G (default 512M, as for `build`). The
+    /// findings are the same byte for byte whatever the budget.
+    #[arg(long, value_name = "SIZE", value_parser = super::build::parse_size)]
+    memory_budget: Option<u64>,
+    /// Rows between two checkpoints in the findings log: an interrupted audit of the
+    /// same inputs into the same log goes on from the last one.
+    #[arg(long, value_name = "ROWS", default_value_t = 1 << 20,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: u64,
+    /// Start over even when the log holds an interrupted audit of these inputs.
+    #[arg(long)]
+    restart: bool,
     #[command(flatten)]
     out: super::JsonArg,
     #[command(flatten)]
@@ -35,6 +49,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = wikiwit::audit::Options {
         threads: args.threads,
         keep_findings: args.html.file.is_some(),
+        memory_budget: args.memory_budget,
+        checkpoint_rows: usize::try_from(args.checkpoint_every).unwrap_or(usize::MAX),
+        resume: !args.restart,
         ..Default::default()
     };
     let start = std::time::Instant::now();
@@ -83,10 +100,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             s.findings_log.display()
         )?;
     }
+    if let Some(n) = s.resumed_from {
+        eprintln!(
+            "wikiwit: resumed an interrupted audit of these rows at row {n} (its last checkpoint)"
+        );
+    }
+    let done = s.rows - s.resumed_from.unwrap_or(0);
     eprintln!(
-        "wikiwit: audited {} rows in {secs:.2} s ({:.0} rows/s)",
-        s.rows,
-        s.rows as f64 / secs.max(1e-9)
+        "wikiwit: audited {done} rows in {secs:.2} s ({:.0} rows/s); summaries spilled to {} run(s)",
+        done as f64 / secs.max(1e-9),
+        s.spilled_runs
     );
     Ok(if s.blocking > 0 {
         Outcome::NotFound

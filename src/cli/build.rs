@@ -105,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 }
 
 /// A size with an optional binary suffix: `4096`, `64K`, `512M`, `2G` (also `KiB`…).
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(digits);

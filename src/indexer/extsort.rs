@@ -15,6 +15,11 @@
 //! iterator with a fixed item *count* per segment and merges every segment at once; the
 //! build pushes items from its page consumer, needs a byte budget shared by several
 //! sorters, and needs bounded fan-in for enwiki-sized inputs.
+//!
+//! The auditor sorts its per-row summaries with the same sorter, and resumes an audit a
+//! kill interrupted: a *durable* sorter leaves its runs to its owner (they outlive the
+//! process), and [`Sorter::checkpoint`] writes out what it holds and says which runs make
+//! up everything pushed so far, so that [`Sorter::resume`] can take over from there.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -28,7 +33,7 @@ use rayon::slice::ParallelSliceMut;
 use crate::index::{IndexError, varint};
 
 /// Runs merged at once. Each open run costs one read buffer ([`READ_BUF`]).
-pub(super) const FAN_IN: usize = 64;
+pub(crate) const FAN_IN: usize = 64;
 const READ_BUF: usize = 64 << 10;
 const WRITE_BUF: usize = 1 << 20;
 /// A sorter never spills runs smaller than this, whatever the budget (a tiny budget is
@@ -36,7 +41,7 @@ const WRITE_BUF: usize = 1 << 20;
 const MIN_RUN_BYTES: usize = 256;
 
 /// An item a sorter can hold: ordered, with a size estimate and a run-file encoding.
-pub(super) trait Item: Ord + Send + Sized {
+pub(crate) trait Item: Ord + Send + Sized {
     /// Bytes this item holds in memory (its heap part included).
     fn mem(&self) -> usize;
     fn encode(&self, out: &mut Vec<u8>);
@@ -145,7 +150,7 @@ fn read_or_end(input: &mut impl BufRead, buf: &mut [u8]) -> std::io::Result<bool
 /// A full buffer is sorted and written on a thread of its own while the next one fills,
 /// so the page consumer does not stall (which idles the parse workers once their window
 /// is full); each of the two buffers gets half the budget.
-pub(super) struct Sorter<T: Item + 'static> {
+pub(crate) struct Sorter<T: Item + 'static> {
     name: &'static str,
     dir: PathBuf,
     /// Bytes one buffer may hold.
@@ -158,6 +163,17 @@ pub(super) struct Sorter<T: Item + 'static> {
     /// Runs written in total (merge passes included), for the build report.
     spilled: u64,
     next_file: u64,
+    /// Durable: the runs belong to the owner, which removes them (never the sorter, not
+    /// even after merging them), so a checkpoint's runs survive everything that follows.
+    durable: bool,
+}
+
+/// What a durable sorter holds after [`Sorter::checkpoint`]: its runs (file names in its
+/// directory, in the order they were written) and the number its next run file takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Checkpoint {
+    pub runs: Vec<String>,
+    pub next_file: u64,
 }
 
 impl<T: Item + 'static> Sorter<T> {
@@ -174,7 +190,38 @@ impl<T: Item + 'static> Sorter<T> {
             writing: None,
             spilled: 0,
             next_file: 0,
+            durable: false,
         }
+    }
+
+    /// A durable sorter (see [`Checkpoint`]) starting from `from`'s runs, which must be
+    /// files of `dir`.
+    pub fn resume(name: &'static str, dir: &Path, budget: usize, from: &Checkpoint) -> Sorter<T> {
+        let mut s = Sorter::new(name, dir, budget);
+        s.durable = true;
+        s.runs = from.runs.iter().map(|r| dir.join(r)).collect();
+        s.spilled = s.runs.len() as u64;
+        s.next_file = from.next_file;
+        s
+    }
+
+    /// Writes out every item pushed so far (a run of its own, however few they are) and
+    /// waits until it is on disk: from here the returned runs hold all of them. Only a
+    /// durable sorter's runs outlive it.
+    pub fn checkpoint(&mut self) -> Result<Checkpoint, IndexError> {
+        if !self.buf.is_empty() {
+            self.spill()?;
+        }
+        self.wait()?;
+        let runs = self
+            .runs
+            .iter()
+            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+            .collect();
+        Ok(Checkpoint {
+            runs,
+            next_file: self.next_file,
+        })
     }
 
     pub fn push(&mut self, item: T) -> Result<(), IndexError> {
@@ -209,7 +256,9 @@ impl<T: Item + 'static> Sorter<T> {
     /// Hands the buffer to a thread that sorts it and writes it as a run.
     fn spill(&mut self) -> Result<(), IndexError> {
         self.wait()?;
-        let mut items = std::mem::take(&mut self.buf);
+        // The next buffer fills as far as this one did: sized at once, not by doubling.
+        let capacity = self.buf.len();
+        let mut items = std::mem::replace(&mut self.buf, Vec::with_capacity(capacity));
         self.used = 0;
         let path = self.run_path();
         let file = path.clone();
@@ -239,8 +288,10 @@ impl<T: Item + 'static> Sorter<T> {
             let path = self.run_path();
             self.runs.push(path.clone());
             write_run(&path, merged)?;
-            for p in &group {
-                let _ = std::fs::remove_file(p);
+            if !self.durable {
+                for p in &group {
+                    let _ = std::fs::remove_file(p);
+                }
             }
             self.spilled += 1;
         }
@@ -253,7 +304,7 @@ impl<T: Item + 'static> Sorter<T> {
         Ok(Sorted {
             inner,
             spilled: self.spilled,
-            _runs: RunFiles(runs),
+            _runs: RunFiles(if self.durable { Vec::new() } else { runs }),
         })
     }
 }
@@ -263,8 +314,10 @@ impl<T: Item + 'static> Drop for Sorter<T> {
         // The writing thread must be done before its file is removed, or the file
         // would be created after the removal and outlive the build.
         let _ = self.wait();
-        for p in &self.runs {
-            let _ = std::fs::remove_file(p);
+        if !self.durable {
+            for p in &self.runs {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 }
@@ -296,7 +349,7 @@ impl Drop for RunFiles {
 }
 
 /// The sorted items of a finished [`Sorter`].
-pub(super) struct Sorted<T: Item> {
+pub(crate) struct Sorted<T: Item> {
     inner: Inner<T>,
     /// Runs written to disk (0: sorted in memory).
     pub spilled: u64,
@@ -450,6 +503,56 @@ mod tests {
         let mut want: Vec<(u32, u32)> = items.into_iter().map(unpair).collect();
         want.sort();
         assert_eq!(pairs, want);
+    }
+
+    /// A durable sorter stopped after a checkpoint (its later pushes lost, as when the
+    /// process is killed) and resumed from it sorts what was pushed before the checkpoint
+    /// and after the resume, at any budget; its runs stay until the owner removes them.
+    #[test]
+    fn a_durable_sorter_resumes_from_its_checkpoint() {
+        let items = keyvals(6_000);
+        let mut want: Vec<KeyVal> = items[..2_000]
+            .iter()
+            .chain(&items[4_000..])
+            .cloned()
+            .collect();
+        want.sort();
+        for budget in [1024, usize::MAX] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut s = Sorter::resume("d", dir.path(), budget, &Checkpoint::default());
+            for it in &items[..2_000] {
+                s.push(it.clone()).unwrap();
+            }
+            let cp = s.checkpoint().unwrap();
+            assert!(!cp.runs.is_empty());
+            // Pushed after the checkpoint, then lost with the process.
+            for it in &items[2_000..4_000] {
+                s.push(it.clone()).unwrap();
+            }
+            drop(s);
+            let on_disk = std::fs::read_dir(dir.path()).unwrap().count();
+            assert!(on_disk >= cp.runs.len());
+            for e in std::fs::read_dir(dir.path()).unwrap() {
+                let e = e.unwrap();
+                if !cp
+                    .runs
+                    .iter()
+                    .any(|r| *r == e.file_name().to_string_lossy())
+                {
+                    std::fs::remove_file(e.path()).unwrap();
+                }
+            }
+            let mut s = Sorter::resume("d", dir.path(), budget, &cp);
+            for it in &items[4_000..] {
+                s.push(it.clone()).unwrap();
+            }
+            let out: Vec<KeyVal> = s.finish().unwrap().map(|r| r.unwrap()).collect();
+            assert_eq!(out, want, "budget {budget}");
+            // The checkpoint's runs are still there for the owner to remove.
+            for r in &cp.runs {
+                assert!(dir.path().join(r).exists(), "{r}");
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-mod extsort;
+pub(crate) mod extsort;
 mod graph;
 mod redirects;
 mod sources;

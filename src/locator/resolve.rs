@@ -327,10 +327,16 @@ pub(super) fn fold_name(s: &str) -> String {
 
 impl<'a> Resolver<'a> {
     pub fn new(index: &'a Index) -> Self {
+        Resolver::with_capacity(index, SHARDS * PAGES_PER_SHARD, SHARDS * TITLES_PER_SHARD)
+    }
+
+    /// A resolver keeping about `pages` decoded pages and `titles` title lookups (at
+    /// least one of each per shard): the auditor sizes them by its memory budget.
+    pub fn with_capacity(index: &'a Index, pages: usize, titles: usize) -> Self {
         Resolver {
             index,
-            pages: Sharded::new(PAGES_PER_SHARD),
-            titles: Sharded::new(TITLES_PER_SHARD),
+            pages: Sharded::new((pages / SHARDS).max(1)),
+            titles: Sharded::new((titles / SHARDS).max(1)),
         }
     }
 
