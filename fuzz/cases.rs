@@ -17,6 +17,9 @@ use wikiwit::expand::{ExpandConfig, Expander, TemplateSource};
 use wikiwit::siteinfo::SiteInfo;
 use wikiwit::title::{InterwikiProfile, TitleCodec};
 
+#[path = "lua_gen.rs"]
+mod lua_gen;
+
 /// The report parser on arbitrary UTF-8: it must never panic, and every span it returns
 /// must lie on character boundaries of the input.
 pub fn cite_parse(data: &[u8]) {
@@ -128,6 +131,54 @@ pub fn expand(data: &[u8]) {
     let expander = Expander::new(&source, &codec, config);
     let e = expander.expand_page(0, "Fuzz", page);
     assert!(e.stats.lua_instructions <= 1_000_000 + 1_000);
+}
+
+/// A generated Lua module (`lua_gen.rs`: the sandbox's dangerous calls with edge values,
+/// recursion through every way back into C) run by `{{#invoke:F|main}}` twice, under the
+/// limits of a real build (Wikimedia's: 50 M instructions, 50 MiB of heap; the test's
+/// process runs on the main thread's stack, a build's on 2 MiB workers, which the
+/// sandbox's own stack growth covers). Nothing may crash the process, panic or hang;
+/// the count stays within its limit (one charge or hook interval past it at most); an
+/// error is a script error with its warning; and the two runs give the same text.
+pub fn lua_module(data: &[u8]) {
+    let first = lua_module_text(data);
+    assert_eq!(
+        first,
+        lua_module_text(data),
+        "two runs differ\n{}",
+        lua_module_source(data)
+    );
+}
+
+/// The module `lua_module` runs for `data`.
+pub fn lua_module_source(data: &[u8]) -> String {
+    lua_gen::module(data)
+}
+
+/// One run of `lua_module`'s check: the page's expanded text.
+pub fn lua_module_text(data: &[u8]) -> String {
+    let module = lua_gen::module(data);
+    let site = SiteInfo::synthesized("en");
+    let codec = TitleCodec::new(&site, InterwikiProfile::Wikimedia);
+    let config = ExpandConfig::from_site(&site, 1_500_000_000);
+    let limit = config.limits.lua_instructions;
+    let source = ExpandSource {
+        module: &module,
+        template: "{{{1|}}}",
+    };
+    let e = Expander::new(&source, &codec, config).expand_page(0, "Fuzz", "{{#invoke:F|main}}");
+    assert!(
+        e.stats.lua_instructions <= limit + 1_000,
+        "{} instructions\n{module}",
+        e.stats.lua_instructions
+    );
+    if e.text.contains("scribunto-error") {
+        assert!(
+            !e.warnings.is_empty(),
+            "script error without a warning\n{module}"
+        );
+    }
+    e.text
 }
 
 /// The locator grammar on arbitrary UTF-8: parses or refuses with a reason, never panics;

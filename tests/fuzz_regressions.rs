@@ -77,3 +77,75 @@ fn rows_inputs() {
 fn siteinfo_inputs() {
     replay("siteinfo", cases::siteinfo);
 }
+
+#[test]
+fn lua_module_inputs() {
+    replay("lua_module", |d, _| cases::lua_module(d));
+}
+
+/// The input that picks `pcall(unpack, {}, 0, 2^31-1)` (the case of Scribunto's
+/// CommonTests that crashed the process) makes that call, and it is an error like any
+/// other: the module goes on and returns what `pcall` gave.
+#[test]
+fn lua_module_unpack_int_max() {
+    let input = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/lua_module/unpack-int-max"),
+    )
+    .expect("kept input");
+    let module = cases::lua_module_source(&input);
+    assert!(module.contains("pcall(unpack, {}, 0, 2^31-1)"), "{module}");
+    let text = cases::lua_module_text(&input);
+    assert_eq!(text, "too many results to unpack");
+}
+
+/// The `lua_module` check on inputs drawn at random (a seeded xorshift, 1 to 96 bytes)
+/// for `WIKIWIT_FUZZ_SECS` seconds: the structured generator run without libFuzzer's
+/// instrumented build, for a machine where building that is out of reach. Ignored by
+/// default (`cargo test --release --test fuzz_regressions -- --ignored`); an input that
+/// fails is written to `WIKIWIT_FUZZ_OUT` (default the temporary directory) before the
+/// test fails, so it can be kept in `tests/data/fuzz/lua_module/`.
+#[test]
+#[ignore]
+fn lua_module_random() {
+    let secs: u64 = std::env::var("WIKIWIT_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let seed: u64 = std::env::var("WIKIWIT_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let out = std::env::var_os("WIKIWIT_FUZZ_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let mut state = seed.max(1);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let start = std::time::Instant::now();
+    let mut runs = 0u64;
+    let mut outcomes = std::collections::BTreeMap::<String, u64>::new();
+    while start.elapsed().as_secs() < secs {
+        let len = 1 + (next() % 96) as usize;
+        let input: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let path = out.join(format!("lua_module-{seed}-{runs}"));
+        std::fs::write(&path, &input).expect("input file");
+        let text = cases::lua_module_text(&input);
+        assert_eq!(text, cases::lua_module_text(&input), "{}", path.display());
+        std::fs::remove_file(&path).expect("input file");
+        let kind = if text.contains("scribunto-error") {
+            "script error"
+        } else {
+            "text"
+        };
+        *outcomes.entry(kind.to_string()).or_default() += 1;
+        runs += 1;
+    }
+    eprintln!(
+        "lua_module_random: seed {seed}, {runs} runs in {:.0} s: {outcomes:?}",
+        start.elapsed().as_secs_f64()
+    );
+}

@@ -269,3 +269,162 @@ fn hostile_templates_and_modules_are_bounded_and_recorded() {
     eprintln!("hostile expansion build: {cpu:.2} s CPU, peak {peak_mb:.0} MB");
     assert!(peak_mb < 1024.0, "{peak_mb:.0} MB");
 }
+
+/// Modules that reached past the sandbox's limits into the C stack or the process:
+/// Lua 5.1's `unpack` with a range whose count overflows an `int` (Scribunto's
+/// CommonTests has `unpack({}, 0, 2^31 - 1)`: it killed the build with SIGSEGV), the
+/// pattern matcher's recursion, 200 levels of `gsub` callbacks, metamethods,
+/// `__tostring`, `pcall` and coroutines (Lua's own bound, but deep enough to overrun a
+/// 2 MiB worker thread), work inside C functions the instruction count does not see, and
+/// `#invoke` re-entered through `frame:preprocess`. Each function ends in an error that
+/// reports what the attack got back, so each page has its script error.
+const CRASH_MODULE: &str = r#"local p = {}
+local function report(ok, e) error('got ' .. tostring(ok) .. ': ' .. tostring(e), 0) end
+function p.unpackpcall() report(pcall(unpack, {}, 0, 2^31 - 1)) end
+function p.unpack() return unpack({}, 0, 2^31 - 1) end
+function p.unpackfloat() report(pcall(unpack, {}, 0, 2^43)) end
+function p.pattern()
+  report(pcall(string.find, string.rep('a', 60000), string.rep('a?', 60000)))
+end
+function p.gsub()
+  local function g(n)
+    if n == 0 then return 'x' end
+    return (string.gsub('ab', '.', function() return g(n - 1) end))
+  end
+  report(pcall(g, 250))
+end
+function p.index()
+  local t = setmetatable({}, {})
+  getmetatable(t).__index = function(s, k) return s[k .. 'x'] end
+  report(pcall(function() return t.a end))
+end
+function p.tostring()
+  local t = setmetatable({}, {__tostring = function(s) return tostring(s) end})
+  report(pcall(tostring, t))
+end
+function p.pcall()
+  local function r(n)
+    if n == 0 then error('bottom') end
+    local ok, e = pcall(r, n - 1)
+    if not ok then error(e, 0) end
+    return ok
+  end
+  report(pcall(r, 100000))
+end
+function p.coroutine()
+  local function c(n)
+    if n == 0 then return 'bottom' end
+    return coroutine.wrap(function() return c(n - 1) end)()
+  end
+  report(pcall(c, 100000))
+end
+function p.rep() report(pcall(string.rep, 'x', 2^31 - 1)) end
+function p.cwork() for i = 1, 1e6 do local _ = string.rep('x', 1e7) end end
+function p.format() report(pcall(string.format, '%99999d', 1)) end
+function p.concat() report(pcall(table.concat, {}, '', 1, 2^31 - 1)) end
+function p.sort()
+  local t = {}
+  for i = 1, 100 do t[i] = i % 7 end
+  report(pcall(table.sort, t, function() return true end))
+end
+function p.reenter(frame) return frame:preprocess('{{#invoke:Crash|reenter}}') end
+return p
+"#;
+
+/// (page, function of `Module:Crash`, what its warning must contain). The coroutines'
+/// "C stack overflow" comes back with 200 positions before it, past the warning's 300
+/// characters.
+const CRASH_CASES: &[(&str, &str, &str)] = &[
+    (
+        "Lua unpack in pcall",
+        "unpackpcall",
+        "got false: too many results to unpack",
+    ),
+    ("Lua unpack", "unpack", "too many results to unpack"),
+    (
+        "Lua unpack float",
+        "unpackfloat",
+        "got false: too many results to unpack",
+    ),
+    (
+        "Lua deep pattern",
+        "pattern",
+        "got false: pattern too complex",
+    ),
+    ("Lua gsub callbacks", "gsub", "stack overflow"),
+    ("Lua index metamethod", "index", "stack overflow"),
+    ("Lua tostring metamethod", "tostring", "stack overflow"),
+    ("Lua pcall nesting", "pcall", "got false: C stack overflow"),
+    (
+        "Lua coroutine nesting",
+        "coroutine",
+        "got false: Module:Crash:",
+    ),
+    ("Lua huge rep", "rep", "memory"),
+    (
+        "Lua work in C",
+        "cwork",
+        "the time allocated for running scripts has expired",
+    ),
+    (
+        "Lua format width",
+        "format",
+        "got false: invalid format (width or precision too long)",
+    ),
+    (
+        "Lua concat range",
+        "concat",
+        // With the position of the sandbox's wrapper (which charges the work), not
+        // the module's: see docs/expansion.md.
+        "invalid value (nil) at index 1 in table for 'concat'",
+    ),
+    (
+        "Lua sort comparator",
+        "sort",
+        "invalid order function for sorting",
+    ),
+    ("Lua reentered invoke", "reenter", ""),
+];
+
+#[test]
+fn modules_that_crashed_lua_are_script_errors() {
+    let mut x = Pages::new();
+    add(&mut x, 828, "Module:Crash", CRASH_MODULE);
+    for (title, function, _) in CRASH_CASES {
+        add(
+            &mut x,
+            0,
+            title,
+            &format!("{{{{#invoke:Crash|{function}}}}} [[Own link]]"),
+        );
+    }
+    let tmp = tempdir();
+    let dump = tmp.path().join("crash.xml");
+    std::fs::write(&dump, hostile_xml(HOSTILE_NS, &x)).unwrap();
+    let index = tmp.path().join("ix");
+    // Two threads: workers with the stack any build's workers have.
+    let out = build(&dump, &index, &["--threads", "2"]);
+    assert!(
+        out.contains(&format!("pages       {}", CRASH_CASES.len() + 1)),
+        "{out}"
+    );
+    let warnings = std::fs::read_to_string(index.join("warnings.jsonl")).unwrap();
+    let warnings: Vec<serde_json::Value> = warnings
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (title, function, expect) in CRASH_CASES {
+        let of: Vec<&str> = warnings
+            .iter()
+            .filter(|v| v["title"] == *title)
+            .filter_map(|v| v["message"].as_str())
+            .collect();
+        assert!(
+            of.iter()
+                .any(|m| m.contains("Module:Crash") && m.contains(expect)),
+            "{title} ({function}): no warning naming Module:Crash with {expect:?} in {of:?}"
+        );
+        let links = ok(wikiwit().args(["links", title, "--index"]).arg(&index));
+        assert!(links.contains("Own"), "{title}: {links}");
+    }
+}

@@ -94,6 +94,9 @@ for name, chosen, level in (("multistream-3", pages[:3], 9), ("multistream-big",
         f.write(b"".join(bz2.compress(p.encode(), level) for p in parts))
 PY
       ;;
+    lua_module)
+      # Choices for fuzz/lua_gen.rs's grammar: the kept regression inputs.
+      cp "$data/fuzz/lua_module/"* "$dir/" ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
 }

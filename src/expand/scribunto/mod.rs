@@ -71,6 +71,14 @@ const LIBRARIES: [(&str, &str); 13] = [
     ("=frame", include_str!("frame.lua")),
 ];
 
+/// Stack a module may still need when `#invoke` starts it: Lua 5.1 bounds nested C calls
+/// (metamethods, `gsub` callbacks, `pcall`, `tostring`) at 200, a few KiB each at most,
+/// and `sandbox.lua` bounds the pattern matcher's recursion; nested `#invoke`s (through
+/// `frame:preprocess`) each get their own check. Below this, the call runs on a new stack
+/// of [`LUA_STACK`] bytes (mapped, so only the pages touched are used).
+const LUA_RED_ZONE: usize = 8 << 20;
+const LUA_STACK: usize = 32 << 20;
+
 /// Why a Lua state could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum LuaSetupError {
@@ -94,7 +102,7 @@ impl PageLua {
         let lua = sandbox::new_state()?;
         let budget = Rc::new(Budget::default());
         let iface = lua.create_table()?;
-        sandbox::register(&lua, &iface, &budget)?;
+        sandbox::register(&lua, &iface, &budget, &config.limits)?;
         ustring::register(&lua, &iface)?;
         text::register(&lua, &iface)?;
         let site = site::site_table(&lua, config, codec)?;
@@ -287,14 +295,10 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
         return script_error(st, &timeout(m));
     }
     page.budget.timed_out.set(false);
-    let result = host::run(
-        fc,
-        st,
-        &page,
-        chunk,
-        &function,
-        (title.ns, title.dbkey.clone()),
-    );
+    let module = (title.ns, title.dbkey.clone());
+    let result = stacker::maybe_grow(LUA_RED_ZONE, LUA_STACK, || {
+        host::run(fc, st, &page, chunk, &function, module)
+    });
     st.set_lua_used(page.budget.used.get());
     match result {
         Ok(text) => text,

@@ -33,7 +33,8 @@ function mw.clone(v)
 		for k, val in next, x do
 			c[copy(k)] = copy(val)
 		end
-		setmetatable(c, getmetatable(x))
+		-- The metatable is copied too, as Scribunto does.
+		setmetatable(c, copy(getmetatable(x)))
 		return c
 	end
 	return copy(v)
@@ -41,7 +42,11 @@ end
 
 function mw.log() end
 function mw.logObject() end
-function mw.addWarning() end
+function mw.addWarning(text)
+	if type(text) ~= 'string' and type(text) ~= 'number' then
+		error("bad argument #1 to 'addWarning' (string expected)", 2)
+	end
+end
 function mw.isSubsting()
 	return false
 end
@@ -113,9 +118,10 @@ local function cloneEnv()
 	local loaded = {
 		libraryUtil = libraryUtil, ustring = env.mw.ustring,
 		string = env.string, table = env.table, math = env.math, os = env.os, mw = env.mw,
-		_G = env,
+		coroutine = env.coroutine, _G = env,
 	}
 	env.package = { loaded = loaded, preload = {} }
+	loaded.package = env.package
 	local loading = {}
 	env.require = function(name)
 		if type(name) ~= 'string' then
@@ -125,9 +131,18 @@ local function cloneEnv()
 			return loaded[name]
 		end
 		if name == 'strict' then
+			-- Every global must exist before `require('strict')`; `arg` is exempt.
 			local mt = getmetatable(env) or {}
 			mt.__index = function(_, k)
-				error('variable \'' .. tostring(k) .. '\' is not declared', 2)
+				if k ~= 'arg' then
+					error('variable \'' .. tostring(k) .. '\' is not declared', 2)
+				end
+			end
+			mt.__newindex = function(t, k, v)
+				if k ~= 'arg' then
+					error('assign to undeclared variable \'' .. tostring(k) .. '\'', 2)
+				end
+				rawset(t, k, v)
 			end
 			setmetatable(env, mt)
 			loaded[name] = true

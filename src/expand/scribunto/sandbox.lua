@@ -8,7 +8,7 @@
 local iface, site, lib = ...
 local rawsetfenv, rawloadstring, rawtostring, rawpairs, rawipairs =
 	setfenv, loadstring, tostring, pairs, ipairs
-local type, error, tonumber, getmetatable, rawget = type, error, tonumber, getmetatable, rawget
+local type, error, tonumber, rawgetmetatable, rawget = type, error, tonumber, getmetatable, rawget
 local floor = math.floor
 -- Captured before they are removed: module environments (`mw.lua`, `frame.lua`) and
 -- `mw.site` (`site.lua`) need them.
@@ -40,19 +40,155 @@ function tostring(v)
 	end
 	return rawtostring(v)
 end
+-- `__pairs` and `__ipairs` as Lua 5.2 has them; as in Scribunto, only the first three
+-- values of the metamethod are an iterator's.
 function pairs(t)
 	local mt = getmetatable(t)
 	if type(mt) == 'table' and rawget(mt, '__pairs') then
-		return mt.__pairs(t)
+		local f, s, v = mt.__pairs(t)
+		return f, s, v
 	end
 	return rawpairs(t)
 end
 function ipairs(t)
 	local mt = getmetatable(t)
 	if type(mt) == 'table' and rawget(mt, '__ipairs') then
-		return mt.__ipairs(t)
+		local f, s, v = mt.__ipairs(t)
+		return f, s, v
 	end
 	return rawipairs(t)
+end
+-- The metatable of strings (whose `__index` is the real `string` table) and of any other
+-- non-table would let a module change what every other module sees.
+function getmetatable(v)
+	if type(v) == 'table' then
+		return rawgetmetatable(v)
+	end
+	return nil
+end
+
+-- Library functions that trust their arguments. Lua 5.1's `unpack` computes the count of
+-- results in an `int`: a range such as (0, 2^31 - 1) overflows it and the C stack is
+-- overrun (a crash, not an error). Checked first, as Scribunto does; the C function
+-- keeps the local name `old_unpack` because Lua names it so in its own argument errors,
+-- as modules on Wikipedia see them.
+do
+	local old_unpack, abs = unpack, math.abs
+	local MAX_INT, MAX_RESULTS = 2 ^ 31 - 1, 8000
+	function unpack(t, i, j)
+		if type(t) == 'table' then
+			local from, to = i, j
+			if from == nil then
+				from = 1
+			end
+			if to == nil then
+				to = #t
+			end
+			if type(from) == 'number' and type(to) == 'number'
+				and (abs(from) > MAX_INT or abs(to) > MAX_INT or to - from > MAX_RESULTS)
+			then
+				error('too many results to unpack', 2)
+			end
+		end
+		return old_unpack(t, i, j)
+	end
+end
+
+-- Work done inside C functions runs no VM instruction, so the count would not see a loop
+-- around `string.rep('x', 1e7)`: such calls are charged to the page's budget by the bytes
+-- they produce (`iface.charge`, in instructions), and a result larger than the Lua heap
+-- may hold fails at once instead of after filling it. (A C function called in a tail
+-- position keeps its name in its own argument errors: the wrappers give `bad argument #1
+-- to 'rep'` as Lua does.)
+local charge, memoryLimit = iface.charge, iface.memoryLimit
+-- Bytes a C function may touch before its work is charged; below this a call costs
+-- about what the instructions that make it cost.
+local FREE_BYTES = 4096
+do
+	local rep, floor = string.rep, math.floor
+	function string.rep(s, n)
+		local len, count = (type(s) == 'string' or type(s) == 'number') and #tostring(s),
+			tonumber(n)
+		if len and count and count >= 1 then
+			if len == 0 then
+				return ''
+			end
+			local total = len * floor(count)
+			if total > memoryLimit then
+				error('not enough memory', 2)
+			end
+			if total > FREE_BYTES then
+				charge(total / 16)
+			end
+		end
+		return rep(s, n)
+	end
+	local concat = table.concat
+	function table.concat(t, sep, i, j)
+		local r = concat(t, sep, i, j)
+		local count = type(t) == 'table' and (tonumber(j) or #t) - (tonumber(i) or 1) or 0
+		if #r > FREE_BYTES or count > FREE_BYTES then
+			charge((#r + count) / 16)
+		end
+		return r
+	end
+	-- `table.insert(t, -2^31, v)` moves every slot from `#t` down to the position: two
+	-- billion steps in C for a one-line call.
+	local insert = table.insert
+	function table.insert(...)
+		local t, pos = ...
+		if select('#', ...) == 3 and type(t) == 'table' and type(pos) == 'number' then
+			local moves = #t - pos
+			if moves > FREE_BYTES then
+				charge(moves)
+			end
+		end
+		return insert(...)
+	end
+	local sort, log = table.sort, math.log
+	function table.sort(t, comp)
+		local n = type(t) == 'table' and #t or 0
+		if n > FREE_BYTES then
+			charge(n * log(n) / 4)
+		end
+		return sort(t, comp)
+	end
+end
+
+-- Lua 5.1's pattern matcher recurses in C once per quantifier or capture of the pattern,
+-- with no bound of its own: a long enough pattern of `a?a?a?…` overruns the C stack.
+-- Patterns with more such items than any real module uses are refused. Scanning a long
+-- subject is charged like the string functions above.
+do
+	local MAX_ITEMS = 10000
+	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+	local function check(s, p, plain)
+		if type(p) == 'string' and #p > MAX_ITEMS and not plain then
+			local _, items = gsub(p, '[%?%*%+%-%(]', '')
+			if items > MAX_ITEMS then
+				error('pattern too complex', 3)
+			end
+		end
+		if type(s) == 'string' and #s > FREE_BYTES then
+			charge(#s / 16)
+		end
+	end
+	function string.find(s, p, init, plain)
+		check(s, p, plain)
+		return find(s, p, init, plain)
+	end
+	function string.match(s, p, init)
+		check(s, p)
+		return match(s, p, init)
+	end
+	function string.gmatch(s, p)
+		check(s, p)
+		return gmatch(s, p)
+	end
+	function string.gsub(s, p, r, n)
+		check(s, p)
+		return gsub(s, p, r, n)
+	end
 end
 
 -- As LuaSandbox does, pcall and xpcall do not catch the end of the time budget:

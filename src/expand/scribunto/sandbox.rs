@@ -36,13 +36,45 @@ pub(super) fn new_state() -> mlua::Result<Lua> {
     )
 }
 
-/// `iface.expired`: whether the page's instruction budget ran out.
-pub(super) fn register(lua: &Lua, iface: &Table, budget: &Rc<Budget>) -> mlua::Result<()> {
+/// `iface.expired`: whether the page's instruction budget ran out; `iface.charge(n)`:
+/// adds `n` instructions to the count for work done inside C functions, which runs no VM
+/// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
+/// pattern functions go through); `iface.memoryLimit`: the heap limit in bytes, so that
+/// a result that could never fit fails before it is built.
+pub(super) fn register(
+    lua: &Lua,
+    iface: &Table,
+    budget: &Rc<Budget>,
+    limits: &Limits,
+) -> mlua::Result<()> {
     let b = budget.clone();
     iface.set(
         "expired",
         lua.create_function(move |_, ()| Ok(b.timed_out.get()))?,
-    )
+    )?;
+    let b = budget.clone();
+    iface.set(
+        "charge",
+        lua.create_function(move |_, n: f64| charge(&b, n))?,
+    )?;
+    iface.set("memoryLimit", limits.lua_memory as f64)
+}
+
+/// Adds `n` instructions to the count; past the limit, the error of the hook. Before
+/// [`limit`] puts a limit on the state (while the library loads) nothing is counted.
+fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
+    if b.limit.get() == 0 || n.is_nan() || n < 1.0 {
+        return Ok(());
+    }
+    let used = b.used.get().saturating_add(n.min(u64::MAX as f64) as u64);
+    if used > b.limit.get() {
+        // Counted as spent up to the limit, as the hook would have.
+        b.used.set(b.limit.get() + 1);
+        b.timed_out.set(true);
+        return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
+    }
+    b.used.set(used);
+    Ok(())
 }
 
 /// Puts the page's limits on the state, once the library is loaded: the library is
