@@ -331,6 +331,9 @@ pub struct Expander<'s> {
     lua: super::scribunto::PageLuaCell,
     /// The revision of the page being expanded, when the caller knows it.
     revision: Cell<Option<super::PageRevision>>,
+    /// That revision's wikitext, when the caller holds it: `getContent()` of the current
+    /// page (CS1's configuration reads it on every page) then costs no read of the dump.
+    content: RefCell<Option<std::sync::Arc<str>>>,
 }
 
 /// A parser function call: its name was matched, its first argument (after the colon)
@@ -437,6 +440,7 @@ impl<'s> Expander<'s> {
             cache: RefCell::new(FxHashMap::default()),
             page_cache: RefCell::new(FxHashMap::default()),
             revision: Cell::new(None),
+            content: RefCell::new(None),
             cache_bytes: Cell::new(0),
             fetched_bytes: Cell::new(0),
             lua: Default::default(),
@@ -598,6 +602,19 @@ impl<'s> Expander<'s> {
     /// each page's, `expand --title` the titled page's.
     pub fn set_revision(&self, revision: Option<super::PageRevision>) {
         self.revision.set(revision);
+        *self.content.borrow_mut() = None;
+    }
+
+    /// Gives the wikitext of the revision set last (until the next `set_revision`), which
+    /// the caller already holds: the build its page's text, `page --expanded` the page
+    /// it read.
+    pub fn set_content(&self, content: std::sync::Arc<str>) {
+        *self.content.borrow_mut() = Some(content);
+    }
+
+    /// The current page's wikitext given by [`set_content`](Self::set_content).
+    pub(super) fn content(&self) -> Option<std::sync::Arc<str>> {
+        self.content.borrow().clone()
     }
 
     pub(super) fn revision(&self) -> Option<super::PageRevision> {

@@ -44,6 +44,15 @@ pub trait TemplateSource {
     fn exists(&self, ns: i32, dbkey: &str) -> bool;
     /// The target of a redirect page, `None` when the page is not a redirect.
     fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)>;
+    /// The dump's page id of a page (`mw.title`'s `id`), `None` when unknown (a source
+    /// without an id map: then a page that exists reads as id 1, as before).
+    fn page_id(&self, _ns: i32, _dbkey: &str) -> Option<u64> {
+        None
+    }
+    /// The page with the dump's page id `id` (`mw.title.new(id)`).
+    fn page_of_id(&self, _id: u64) -> Option<(i32, String)> {
+        None
+    }
 }
 
 /// MediaWiki's complexity limits (`$wgMaxTemplateDepth`, `$wgMaxPPExpandDepth`,

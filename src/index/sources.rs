@@ -114,6 +114,14 @@ pub(crate) struct SourceLookup<'a> {
     pub sources: &'a Sources,
     pub titles: Option<TitleExists<'a>>,
     pub articles: Option<&'a dyn OtherPages>,
+    /// Page ids both ways, when an index is there to answer (not during a build).
+    pub ids: Option<&'a dyn PageIds>,
+}
+
+/// The dump's page ids of an index's pages.
+pub(crate) trait PageIds: Sync {
+    fn id_of(&self, ns: i32, dbkey: &str) -> Option<u64>;
+    fn page_of(&self, id: u64) -> Option<(i32, String)>;
 }
 
 impl TemplateSource for SourceLookup<'_> {
@@ -140,5 +148,13 @@ impl TemplateSource for SourceLookup<'_> {
             return self.sources.get(ns, dbkey).and_then(|p| p.redirect);
         }
         self.articles?.get(ns, dbkey)?.redirect.clone()
+    }
+
+    fn page_id(&self, ns: i32, dbkey: &str) -> Option<u64> {
+        self.ids?.id_of(ns, dbkey)
+    }
+
+    fn page_of_id(&self, id: u64) -> Option<(i32, String)> {
+        self.ids?.page_of(id)
     }
 }

@@ -357,6 +357,7 @@ fn analyzed(
                 timestamp,
                 size: Some(raw.text.len() as u64),
             }));
+            ex.set_content(std::sync::Arc::from(&*raw.text));
             let a = crate::analysis::analyze_expanded(
                 &raw.text,
                 title.ns,
@@ -616,6 +617,7 @@ impl Expansion<'_> {
             sources: &self.sources,
             titles: None,
             articles: Some(&self.articles),
+            ids: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{QueryError, find_page};
 use crate::dump::{Dump, RawPage};
 use crate::index::articles::{OtherPages, PageCache, page_of};
-use crate::index::sources::{SourceLookup, SourcePage};
+use crate::index::sources::{PageIds, SourceLookup, SourcePage};
 use crate::index::{DumpOffsets, Index, IndexError};
 
 use crate::expand::{ExpandConfig, Expander, ExpansionStats, Messages, Warning};
@@ -61,16 +61,6 @@ fn build_date(index: &Index) -> i64 {
         .map_or(0, |t| t.unix_timestamp())
 }
 
-/// Expands `text` as the content of page `title` (default: the main page title
-/// `API`, as Special:ExpandTemplates). The page need not exist.
-pub(crate) fn expand_text(
-    index: &Index,
-    title: Option<&str>,
-    text: &str,
-) -> Result<ExpandView, QueryError> {
-    expand_text_with(index, title, text, None)
-}
-
 /// The messages the build was given (`messages.json` in the index), if any.
 pub(crate) fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, QueryError> {
     if !index.manifest().files.contains_key(files::MESSAGES) {
@@ -84,13 +74,26 @@ pub(crate) fn index_messages(index: &Index) -> Result<Option<Arc<Messages>>, Que
     Ok(Some(Arc::new(m)))
 }
 
-/// `expand_text` with the content language's messages (`--messages`); `None`: the
-/// index's own (the build's `--messages`), else English.
+/// Expands `text` as the content of page `title` (default: the main page title `API`, as
+/// Special:ExpandTemplates; the page need not exist) with the content language's messages
+/// (`--messages`); `None`: the index's own (the build's `--messages`), else English.
 pub fn expand_text_with(
     index: &Index,
     title: Option<&str>,
     text: &str,
     messages: Option<Arc<Messages>>,
+) -> Result<ExpandView, QueryError> {
+    expand_as(index, title, text, messages, false)
+}
+
+/// Expands `text` as page `title`; `stored`: `text` is the page's own wikitext (which a
+/// module reading the current page then gets without reading the dump again).
+fn expand_as(
+    index: &Index,
+    title: Option<&str>,
+    text: &str,
+    messages: Option<Arc<Messages>>,
+    stored: bool,
 ) -> Result<ExpandView, QueryError> {
     let sources = index.sources()?;
     let codec = index.codec();
@@ -106,6 +109,7 @@ pub fn expand_text_with(
         sources: &sources,
         titles: Some(&titles),
         articles: Some(&articles),
+        ids: Some(&articles),
     };
     let mut config = ExpandConfig::from_site(&index.manifest().site, build_date(index));
     if let Some(m) = messages.map_or_else(|| index_messages(index), |m| Ok(Some(m)))? {
@@ -121,6 +125,9 @@ pub fn expand_text_with(
             timestamp: build_date(index),
             size: None,
         }));
+        if stored {
+            expander.set_content(Arc::from(text));
+        }
     }
     let e = expander.expand_page(t.ns, &t.dbkey, text);
     let name = |(ns, k): &(i32, String)| codec.prefixed_text(*ns, k);
@@ -143,7 +150,7 @@ pub fn expand_page(index: &Index, title: &str) -> Result<ExpandView, QueryError>
     let rec = &page.record;
     let text = page_wikitext(index, rec)?;
     let display = index.display_title(rec);
-    expand_text(index, Some(&display), &text)
+    expand_as(index, Some(&display), &text, None, true)
 }
 
 /// A page's wikitext as the dump gives it (`page --wikitext`).
@@ -193,6 +200,18 @@ impl IndexPages<'_> {
             codec,
             lang,
         ))
+    }
+}
+
+impl PageIds for IndexPages<'_> {
+    fn id_of(&self, ns: i32, dbkey: &str) -> Option<u64> {
+        let n = self.index.find(ns, dbkey)?;
+        self.index.page(n).ok().map(|r| r.id)
+    }
+
+    fn page_of(&self, id: u64) -> Option<(i32, String)> {
+        let n = self.index.page_by_ids(Some(id), None).ok()??;
+        self.index.page(n).ok().map(|r| (r.ns, r.dbkey))
     }
 }
 

@@ -24,6 +24,7 @@
 
 mod frame;
 mod host;
+mod message;
 mod mw;
 mod pattern;
 mod sandbox;
@@ -249,24 +250,21 @@ fn timeout(m: &Messages) -> String {
 pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     // Scribunto checks that a function is named before it looks at the module.
     let m = &*fc.config().messages;
-    if fc.len() < 2 {
-        return script_error(st, &common_error(m, "scribunto-common-nofunction", ""));
-    }
     let module = fc.first.clone();
+    if fc.len() < 2 {
+        let text = common_error(m, "scribunto-common-nofunction", "");
+        return refused(st, &module, &text);
+    }
     let title = match fc.codec().parse(&module, NS_MODULE) {
         Ok(t) if t.ns == NS_MODULE && t.interwiki.is_none() && !t.dbkey.is_empty() => t,
         _ => {
             let text = common_error(m, "scribunto-common-nosuchmodule", &module);
-            return script_error(st, &text);
+            return refused(st, &module, &text);
         }
     };
     st.record_template(title.ns, &title.dbkey);
     let name = fc.codec().prefixed_text(title.ns, &title.dbkey);
     st.record_invoke(&name);
-    let function = fc.arg(st, 1);
-    if function.is_empty() {
-        return script_error(st, &common_error(m, "scribunto-common-nofunction", ""));
-    }
     let ex = fc.ex;
     let page = match ex.page_lua() {
         Ok(p) => p,
@@ -277,9 +275,8 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     };
     let chunk = match page.module(ex, title.ns, &title.dbkey) {
         None => {
-            st.script_error(&name, "no such module");
             let text = common_error(m, "scribunto-common-nosuchmodule", &module);
-            return script_error(st, &text);
+            return refused(st, &name, &text);
         }
         Some(Err(msg)) => {
             st.script_error(&name, &msg);
@@ -287,6 +284,9 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
         }
         Some(Ok(f)) => f,
     };
+    // Named after the module is found, as Scribunto does. An empty name is a name like
+    // any other: `{{#invoke:Unsubst||…}}` runs the module's `p['']`.
+    let function = fc.arg(st, 1);
     // The page's instruction count lives in the State (so cached expansions account for
     // it); the hook works on the copy in `budget` while Lua runs.
     page.budget.used.set(st.lua_used());
@@ -323,6 +323,14 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
             script_error(st, &describe(m, &msg))
         }
     }
+}
+
+/// An `#invoke` Scribunto refuses before running anything (no function named, no such
+/// module): its error span, and the same text as a warning on `module` (as written when
+/// it names no module page).
+fn refused(st: &mut State, module: &str, text: &str) -> String {
+    st.script_error(module, text);
+    script_error(st, text)
 }
 
 /// How an invocation failed.

@@ -105,6 +105,118 @@ local function loadChunk(name)
 	local fn, t = host('loadModule', name)
 	return fn, t
 end
+-- mw.loadData / mw.loadJsonData: a module's table (or a JSON page) loaded once per page,
+-- checked to hold only plain data, and handed out through read-only views.
+local dataErrors = {}
+local function checkData(v, seen)
+	local t = type(v)
+	if t == 'nil' or t == 'boolean' or t == 'number' or t == 'string' then
+		return nil
+	elseif t ~= 'table' then
+		return "data for mw.loadData contains unsupported data type '" .. t .. "'"
+	end
+	if seen[v] then
+		return nil
+	end
+	seen[v] = true
+	if getmetatable(v) ~= nil then
+		return 'data for mw.loadData contains a table with a metatable'
+	end
+	for k, x in next, v do
+		if type(k) == 'table' then
+			return 'data for mw.loadData contains a table as a key'
+		end
+		local e = checkData(k, seen) or checkData(x, seen)
+		if e then
+			return e
+		end
+	end
+	return nil
+end
+
+-- A read-only view of `data`: reads go through to it (tables as views of their own,
+-- one per table), writes raise, `pairs`/`ipairs` walk it; `#` is 0, as in Scribunto.
+local function readOnly(data, views, fname)
+	local view = {}
+	views = views or { [data] = view }
+	local mt = { mw_loadData = true }
+	mt.__index = function(_, k)
+		local v = data[k]
+		if type(v) == 'table' then
+			views[v] = views[v] or readOnly(v, views, fname)
+			return views[v]
+		end
+		return v
+	end
+	mt.__newindex = function()
+		error('table from ' .. fname .. ' is read-only', 2)
+	end
+	mt.__pairs = function()
+		return function(_, k)
+			local nk = next(data, k)
+			if nk ~= nil then
+				return nk, view[nk]
+			end
+		end, view, nil
+	end
+	mt.__ipairs = function()
+		return function(_, i)
+			i = i + 1
+			if data[i] ~= nil then
+				return i, view[i]
+			end
+		end, view, 0
+	end
+	mt.__metatable = mt
+	return setmetatable(view, mt)
+end
+
+-- The data of `name` loaded once per page by `load` (which returns the table, or the
+-- error message kept for every later call), as a read-only view.
+local function notTable(name, v)
+	return name .. ' returned ' .. type(v) .. ', table expected'
+end
+local function cachedData(cache, fname, name, load)
+	if type(name) ~= 'string' then
+		error("bad argument #1 to '" .. fname .. "' (string expected, got " .. type(name) .. ')', 3)
+	end
+	local data = cache[name]
+	if data == nil then
+		data = load()
+		cache[name] = data
+	end
+	if type(data) == 'string' then
+		error(data, 3)
+	end
+	return readOnly(data, nil, fname)
+end
+
+local function loadData(name)
+	return cachedData(loadedData, 'mw.loadData', name, function()
+		local fn = loadChunk(name)
+		if not fn then
+			error("module '" .. name .. "' not found", 4)
+		end
+		rawsetfenv(fn, lib.cloneEnv())
+		local data = fn()
+		if type(data) == 'table' then
+			return checkData(data, {}) or data
+		end
+		return notTable(name, data)
+	end)
+end
+
+local loadedJson = {}
+local function loadJsonData(name)
+	return cachedData(loadedJson, 'mw.loadJsonData', name, function()
+		local data, err = host('loadJsonData', name)
+		if err then
+			error(err, 4)
+		end
+		return type(data) == 'table' and data or notTable(name, data)
+	end)
+end
+
 local function cloneEnv()
 	local env = {}
 	for k, v in next, baseGlobals do
@@ -165,24 +277,8 @@ local function cloneEnv()
 		loaded[name] = r
 		return r
 	end
-	env.mw.loadData = function(name)
-		if type(name) ~= 'string' then
-			error("bad argument #1 to 'mw.loadData' (string expected, got " .. type(name) .. ')', 2)
-		end
-		local fn, key = loadChunk(name)
-		if not fn then
-			error("module '" .. name .. "' not found", 2)
-		end
-		if loadedData[key] == nil then
-			rawsetfenv(fn, cloneEnv())
-			local r = fn()
-			if type(r) ~= 'table' then
-				error('mw.loadData: the module ' .. key .. ' returned a ' .. type(r) .. ', not a table', 2)
-			end
-			loadedData[key] = r
-		end
-		return loadedData[key]
-	end
+	env.mw.loadData = loadData
+	env.mw.loadJsonData = loadJsonData
 	return env
 end
 lib.cloneEnv = cloneEnv

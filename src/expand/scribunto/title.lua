@@ -13,10 +13,17 @@ local title = {}
 mw.title = title
 local Title = {}
 local methods = {}
+-- A fragment as MediaWiki keeps it: runs of spaces and underscores as one space, no
+-- trailing space.
+local function normalFragment(v)
+	v = v:gsub('[%s_]+', ' ')
+	return (v:gsub('^(.-) ?$', '%1'))
+end
 local function make(fields)
 	if not fields then
 		return nil
 	end
+	fields.fragment = normalFragment(fields.fragment or '')
 	iface.completeTitle(fields)
 	return setmetatable({ fields = fields }, Title)
 end
@@ -31,7 +38,7 @@ local function lazy(self, key, f)
 		cache[key] = v == nil and false or v
 	end
 	local v = cache[key]
-	if v == false and key ~= 'exists' and key ~= 'isRedirect' then
+	if v == false and key ~= 'exists' and key ~= 'isRedirect' and key ~= 'redirectTarget' then
 		return nil
 	end
 	return v
@@ -41,6 +48,9 @@ Title.__index = function(self, k)
 	local m = methods[k]
 	if m then
 		return m
+	end
+	if k == 'fullText' then
+		return f.fragment ~= '' and (f.prefixedText .. '#' .. f.fragment) or f.prefixedText
 	end
 	local v = f[k]
 	if v ~= nil then
@@ -60,10 +70,8 @@ Title.__index = function(self, k)
 		end)
 	elseif k == 'id' then
 		return lazy(self, k, function()
-			return host('exists', f.namespace, f.dbkey, f.interwiki) and 1 or 0
+			return host('pageId', f.namespace, f.dbkey, f.interwiki)
 		end)
-	elseif k == 'contentModel' then
-		return f.namespace == 828 and 'Scribunto' or 'wikitext'
 	elseif k == 'basePageTitle' then
 		return title.makeTitle(f.namespace, f.baseText)
 	elseif k == 'rootPageTitle' then
@@ -78,20 +86,50 @@ Title.__index = function(self, k)
 			return self
 		end
 		return title.makeTitle(f.namespace - f.namespace % 2, f.text)
+	elseif k == 'pageLang' then
+		return mw.language.getContentLanguage()
+	elseif k == 'file' or k == 'fileExists' then
+		-- A dump holds no uploaded files: a File: or Media: page has none.
+		if f.namespace ~= 6 and f.namespace ~= -2 then
+			return nil
+		end
+		mw.incrementExpensiveFunctionCount()
+		return k == 'file' and { exists = false } or false
 	elseif k == 'protectionLevels' or k == 'cascadingProtection' then
+		-- A dump holds no protections.
 		return k == 'protectionLevels' and { edit = {}, move = {} } or { restrictions = {}, sources = {} }
 	end
 	return nil
 end
-Title.__newindex = function(self, k)
-	error("index '" .. tostring(k) .. "' is read only", 2)
+-- Fields a module cannot set; `fragment` it can (normalized as MediaWiki does: runs of
+-- spaces and underscores become one space, a trailing space goes), other keys are its own.
+local readOnly = {
+	id = true, interwiki = true, namespace = true, nsText = true, subjectNsText = true,
+	talkNsText = true, text = true, prefixedText = true, fullText = true, rootText = true,
+	baseText = true, subpageText = true, canTalk = true, exists = true, isContentPage = true,
+	isExternal = true, isLocal = true, isRedirect = true, isSpecialPage = true,
+	isSubpage = true, isTalkPage = true, contentModel = true, basePageTitle = true,
+	rootPageTitle = true, talkPageTitle = true, subjectPageTitle = true,
+	redirectTarget = true, pageLang = true, protectionLevels = true,
+	cascadingProtection = true, file = true, fileExists = true,
+}
+Title.__newindex = function(self, k, v)
+	if k == 'fragment' then
+		if type(v) ~= 'string' then
+			error(string.format("value for index '%s' must be %s, %s given", k, 'string', type(v)), 2)
+		end
+		rawget(self, 'fields').fragment = normalFragment(v)
+	elseif readOnly[k] or methods[k] then
+		error("index '" .. tostring(k) .. "' is read only", 2)
+	else
+		rawset(self, k, v)
+	end
 end
 Title.__tostring = function(self)
 	return self.fields.prefixedText
 end
 Title.__eq = function(a, b)
-	return a.fields.prefixedText == b.fields.prefixedText and a.fields.interwiki == b.fields.interwiki
-		and a.fields.fragment == b.fields.fragment
+	return title.equals(a, b)
 end
 Title.__lt = function(a, b)
 	return title.compare(a, b) < 0
@@ -140,7 +178,17 @@ local function url(kind)
 		if type(q) == 'table' then
 			qs = mw.uri.buildQueryString(q)
 		end
-		return host('url', kind, self.fields.fullText, qs)
+		local u = host('url', kind, self.fields.prefixedText, qs)
+		if (proto == 'http' or proto == 'https') and kind == 'full' and u:sub(1, 2) == '//' then
+			u = proto .. ':' .. u
+		end
+		local frag = self.fields.fragment
+		if kind ~= 'local' and frag ~= '' then
+			-- As MediaWiki's fragment for a URL (HTML5 ids): spaces as underscores, a
+			-- `%XX` that is already there escaped.
+			u = u .. '#' .. frag:gsub(' ', '_'):gsub('%%(%x%x)', '%%25%1')
+		end
+		return u
 	end
 end
 methods.fullUrl = url('full')
@@ -151,7 +199,7 @@ function methods.getContent(self)
 end
 function title.new(t, ns)
 	if type(t) == 'number' then
-		return nil
+		return make(host('titleById', t))
 	end
 	if type(t) ~= 'string' then
 		error("bad argument #1 to 'mw.title.new' (string or number expected, got " .. type(t) .. ')', 2)
@@ -198,7 +246,6 @@ iface.completeTitle = function(f)
 	else
 		f.interwiki = ''
 	end
-	f.fullText = f.fragment ~= '' and (f.prefixedText .. '#' .. f.fragment) or f.prefixedText
 	f.isSubpage = f.hasSubpages and t:find('/', 1, true) ~= nil
 	f.baseText = f.hasSubpages and t:match('^(.*)/[^/]*$') or t
 	f.rootText = f.hasSubpages and t:match('^([^/]*)/') or t
