@@ -24,6 +24,8 @@
 
 mod frame;
 mod host;
+mod language;
+mod language_data;
 mod mw;
 mod pattern;
 mod sandbox;
