@@ -4,17 +4,19 @@
 // PHP bundles; this pins that it does so exactly, at a pinned "now").
 //
 // Usage: php tools/php-dates/record.php > tests/data/php-dates/strtotime.jsonl
-// Each line: {"in": <string>, "out": <unix seconds> | null} where null means
+// Each line: {"in": <string>, "now": <unix seconds>, "out": <unix seconds> | null},
+// every input at two pinned "now"s, where null means
 // `new DateTime($in, new DateTimeZone('UTC'))` throws (what makes `{{#time}}` answer
 // "Error: Invalid time." and `mw.language:formatDate` raise).
 //
 // "now" is 2024-06-19T00:00:00Z, the build time of the cs1 test dump, and the clock the
-// recorded MediaWiki cases ran under (tools/mediawiki/serve pins it with libfaketime).
+// recorded MediaWiki cases ran under (tools/mediawiki/serve pins it with libfaketime),
+// and 2017-09-20T13:45:30Z (the unit tests' clock: a time of day that is not midnight).
 // PHP's `strtotime($s, $now)` runs the same parse and hole filling as the DateTime
 // constructor, with an explicit base instead of the clock.
 
 date_default_timezone_set('UTC');
-const NOW = 1718755200;
+const NOWS = [1718755200, 1505915130];
 
 $bases = [
     'now', 'today', 'tomorrow', 'yesterday', 'midnight', 'noon', '2020-05-01',
@@ -52,8 +54,10 @@ foreach ($bases as $b) {
     }
 }
 $inputs = array_values(array_unique(array_filter($inputs, fn($s) => $s !== "")));
-foreach ($inputs as $s) {
-    $r = @strtotime($s, NOW);
-    echo json_encode(['in' => $s, 'out' => $r === false ? null : $r],
-        JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES), "\n";
+foreach (NOWS as $now) {
+    foreach ($inputs as $s) {
+        $r = @strtotime($s, $now);
+        echo json_encode(['in' => $s, 'now' => $now, 'out' => $r === false ? null : $r],
+            JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES), "\n";
+    }
 }

@@ -146,19 +146,21 @@ local function formsOf(...)
 end
 function Lang:convertPlural(n, ...)
 	checkLang(self)
-	local forms = formsOf(...)
-	local args = { tostring(n) }
-	for i, f in ipairs(forms) do
-		args[i + 1] = f
+	local forms = {}
+	for i, f in ipairs(formsOf(...)) do
+		forms[i] = tostring(f)
 	end
-	return host('callParserFunction', 0, 'plural', args)
+	return call('plural', self.code, n, forms)
 end
 Lang.plural = Lang.convertPlural
 function Lang:convertGrammar(word)
 	checkLang(self)
 	return word
 end
-Lang.grammar = Lang.convertGrammar
+-- `grammar(case, word)`: `convertGrammar`'s arguments the other way round.
+function Lang:grammar(case, word)
+	return self:convertGrammar(word, case)
+end
 -- `gender(what, masculine, feminine, neutral)` or with the forms in a table; a user
 -- name's gender is unknown offline (no preferences in a dump).
 function Lang:gender(what, ...)

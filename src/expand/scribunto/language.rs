@@ -18,6 +18,7 @@ pub(super) const OPS: &[(&str, Op)] = &[
     ("codeTest", code_test),
     ("getFallbacksFor", fallbacks_for),
     ("isRTL", is_rtl),
+    ("plural", plural),
 ];
 
 /// Lua's name of a value's type, for "bad argument" messages.
@@ -185,6 +186,32 @@ fn format_date(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiVa
     string(lua, &time::format(&format, dt, names))
 }
 
+/// `plural(code, n, forms)`: the form `n` takes in the language `code`
+/// (`Language::convertPlural`: explicit `N=` forms, CLDR's rule, missing forms padded).
+fn plural(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let code = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        _ => String::new(),
+    };
+    let n = match a.get(1) {
+        Some(Value::Integer(i)) => *i as f64,
+        Some(Value::Number(x)) => *x,
+        Some(Value::String(s)) => s.to_string_lossy().trim().parse().unwrap_or(0.0),
+        v => {
+            let m = format!(
+                "bad argument #1 to 'convertPlural' (number expected, got {})",
+                lua_type(v.unwrap_or(&Value::Nil))
+            );
+            return fail(lua, m);
+        }
+    };
+    let forms: Vec<String> = match a.get(2) {
+        Some(Value::Table(t)) => t.sequence_values::<String>().collect::<mlua::Result<_>>()?,
+        _ => Vec::new(),
+    };
+    string(lua, super::super::plural::choose(&code, n, &forms))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::expand::tests::run;
@@ -217,7 +244,8 @@ function p.names()
         table.concat(mw.language.getFallbacksFor('arz'), ','),
         mw.language.new('fa'):getDir(), mw.language.new('kaa'):ucfirst('ix'),
         try(mw.language.new('[[bogus]]').isRTL, mw.language.new('[[bogus]]')),
-        try(mw.language.fetchLanguageName, nil) }, '|')
+        try(mw.language.fetchLanguageName, nil),
+        mw.language.new('pl'):plural(22, { 'a', 'b', 'c' }) .. mw.language.new('pl'):convertPlural(5, 'a', 'b', 'c') }, '|')
 end
 return p
 "#;
@@ -243,7 +271,7 @@ return p
             e.text,
             "Russian|русский||Akkadian|nil|true|false|ar,en|rtl|İx|\
              err:language code '[[bogus]]' is invalid|\
-             err:bad argument #1 to 'fetchLanguageName' (string expected, got nil)"
+             err:bad argument #1 to 'fetchLanguageName' (string expected, got nil)|bc"
         );
     }
 }
