@@ -153,21 +153,32 @@ fn read(date: &str, now: i64) -> Option<i64> {
     }
 }
 
-/// `date` with its first `first day of`/`last day of` moved to the front, and the
-/// string without it; `None` when it has none.
+/// `date` with its `first day of`/`last day of` phrases moved to the front, and the
+/// string without them; `None` when it has none.
 ///
-/// Upstream timelib (the crate's copy) forgets a time of day read before that phrase
+/// Upstream timelib (the crate's copy) forgets a time of day read before such a phrase
 /// ("noon first day of next month" becomes midnight); PHP's own copy keeps it. The
 /// phrase is a token of its own and the other tokens do not depend on their order, so
-/// reading it first gives PHP's answer with either copy.
+/// reading the phrases first gives PHP's answer with either copy.
 fn day_of_first(date: &str) -> Option<(String, String)> {
-    let lower = date.to_ascii_lowercase();
-    let (i, len) = ["first day of", "last day of"]
-        .iter()
-        .filter_map(|p| lower.find(p).map(|i| (i, p.len())))
-        .min()?;
-    let rest = format!("{} {}", &date[..i], &date[i + len..]);
-    Some((format!("{} {rest}", &date[i..i + len]), rest))
+    let find = |s: &str| {
+        let lower = s.to_ascii_lowercase();
+        ["first day of", "last day of"]
+            .iter()
+            .filter_map(|p| lower.find(p).map(|i| (i, p.len())))
+            .min()
+    };
+    let mut phrases = String::new();
+    let mut rest = date.to_string();
+    while let Some((i, len)) = find(&rest) {
+        phrases.push_str(&rest[i..i + len]);
+        phrases.push(' ');
+        rest.replace_range(i..i + len, " ");
+    }
+    if phrases.is_empty() {
+        return None;
+    }
+    Some((format!("{phrases}{rest}"), rest))
 }
 
 #[cfg(test)]
