@@ -23,6 +23,7 @@ mod php;
 mod plural;
 mod scribunto;
 mod special_pages;
+mod strtotime;
 mod time;
 mod variables;
 

@@ -66,19 +66,18 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         "#switch" => switch(fc, st),
         "#time" | "#timel" => {
             let date = fc.arg(st, 1);
-            let now = time::at(fc.config().now);
-            match time::parse(&date, now) {
-                Some(dt) if dt.year() < 0 => message_error(
+            match time::parse(&date, fc.config().now) {
+                Err(time::DateError::TooSmall) => message_error(
                     fc,
                     "pfunc_time_too_small",
                     "Error: #time only supports years from 0.",
                 ),
-                Some(dt) if dt.year() > 9999 => message_error(
+                Err(time::DateError::TooBig) => message_error(
                     fc,
                     "pfunc_time_too_big",
                     "Error: #time only supports years up to 9999.",
                 ),
-                Some(dt) => {
+                Ok(dt) => {
                     // A language other than the content language's: English names (the
                     // only other language wikiwit has without a messages file for it).
                     let lang = fc.arg(st, 2);
@@ -91,7 +90,9 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
                     };
                     time::format(&fc.first, dt, names)
                 }
-                None => message_error(fc, "pfunc_time_error", "Error: Invalid time."),
+                Err(time::DateError::Invalid) => {
+                    message_error(fc, "pfunc_time_error", "Error: Invalid time.")
+                }
             }
         }
         "#titleparts" => {

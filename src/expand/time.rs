@@ -2,7 +2,7 @@
 //! reads) and the date variables, all relative to the pinned build time so that a dump
 //! always expands to the same text.
 
-use time::{Date, Duration, Month, OffsetDateTime, PrimitiveDateTime, Time};
+use time::{Date, OffsetDateTime};
 
 use super::messages::Messages;
 
@@ -92,261 +92,40 @@ fn iranian(date: Date) -> (i64, u8, u8) {
     (year, month as u8 + 1, d as u8 + 1)
 }
 
-/// A calendar date where the day may overflow into the following months (as PHP lets
-/// `31 February` become `3 March`).
-fn date_overflowing(year: i32, month: i64, day: i64) -> Option<Date> {
-    let total = year as i64 * 12 + (month - 1);
-    let y = total.div_euclid(12) as i32;
-    let m = Month::try_from(total.rem_euclid(12) as u8 + 1).ok()?;
-    let first = Date::from_calendar_date(y, m, 1).ok()?;
-    first.checked_add(Duration::days(day - 1))
+/// Why a date has no formatting: MediaWiki's three errors of `{{#time}}` and
+/// `mw.language:formatDate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DateError {
+    /// PHP's `DateTime` refused the string.
+    Invalid,
+    /// Before year 0 (`Language::sprintfDate` cannot write BC years).
+    TooSmall,
+    /// After year 9999 (the timestamp would not fit 14 digits).
+    TooBig,
 }
 
-fn month_number(word: &str) -> Option<u8> {
-    let w = word.to_ascii_lowercase();
-    if w.len() < 3 {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .position(|m| {
-            let m = m.to_ascii_lowercase();
-            m == w || (w.len() == 3 && m.starts_with(&w)) || (w == "sept" && m == "september")
-        })
-        .map(|i| i as u8 + 1)
-}
+/// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z, the bounds MediaWiki formats.
+const YEAR_0: i64 = -62_167_219_200;
+const YEAR_10000: i64 = 253_402_300_800;
 
-fn unit_seconds(word: &str) -> Option<Unit> {
-    let w = word.to_ascii_lowercase();
-    let w = w.strip_suffix('s').unwrap_or(&w);
-    Some(match w {
-        "sec" | "second" => Unit::Seconds(1),
-        "min" | "minute" => Unit::Seconds(60),
-        "hour" => Unit::Seconds(3600),
-        "day" => Unit::Seconds(86_400),
-        "week" => Unit::Seconds(7 * 86_400),
-        "fortnight" => Unit::Seconds(14 * 86_400),
-        "month" => Unit::Months(1),
-        "year" => Unit::Months(12),
-        _ => return None,
-    })
-}
-
-#[derive(Clone, Copy)]
-enum Unit {
-    Seconds(i64),
-    Months(i64),
-}
-
-fn digits(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// `HH:MM[:SS]`.
-fn parse_clock(s: &str) -> Option<(u8, u8, u8)> {
-    let mut it = s.split(':');
-    let h: u8 = it.next().filter(|x| digits(x))?.parse().ok()?;
-    let m: u8 = it
-        .next()
-        .filter(|x| digits(x) && x.len() == 2)?
-        .parse()
-        .ok()?;
-    let sec: u8 = match it.next() {
-        Some(x) if digits(x) => x.parse().ok()?,
-        Some(_) => return None,
-        None => 0,
-    };
-    if it.next().is_some() || h > 24 || m > 59 || sec > 60 {
-        return None;
-    }
-    Some((h, m, sec))
-}
-
-/// Reads a date as PHP's `DateTime` constructor does, for the forms wikis use: empty
-/// (now), `@unix`, ISO dates and times, `D Month YYYY`, `Month D, YYYY`, `YYYY`,
-/// `D.M.YYYY`, `M/D/YYYY`, `now`/`today`/`tomorrow`/`yesterday` and relative offsets
-/// (`+1 day`, `2 weeks ago`). `None` for anything else ("Invalid time").
-pub fn parse(input: &str, now: OffsetDateTime) -> Option<OffsetDateTime> {
-    let input = input.trim();
-    if input.is_empty() {
-        return Some(now);
-    }
-    if let Some(rest) = input.strip_prefix('@') {
-        let n: i64 = rest.trim().parse().ok()?;
-        return OffsetDateTime::from_unix_timestamp(n).ok();
-    }
-    // MediaWiki reads a lone four-digit number as a year, not as a time.
-    let owned;
-    let input = if input.len() == 4 && digits(input) {
-        owned = format!("00:00 {input}");
-        owned.as_str()
+/// Reads a date as MediaWiki's `{{#time}}` and `formatDate` do: empty means now, a lone
+/// four-digit number is a year (not `HH:MM`), anything else goes to PHP's own reader
+/// ([`super::strtotime`]) in UTC with `now` (seconds since the epoch) filling the gaps.
+pub(crate) fn parse(input: &str, now: i64) -> Result<OffsetDateTime, DateError> {
+    let unix = if input.is_empty() {
+        now
+    } else if input.len() == 4 && input.bytes().all(|b| b.is_ascii_digit()) {
+        super::strtotime::strtotime(&format!("00:00 {input}"), now).ok_or(DateError::Invalid)?
     } else {
-        input
+        super::strtotime::strtotime(input, now).ok_or(DateError::Invalid)?
     };
-    let mut year: Option<i32> = None;
-    let mut month: Option<u8> = None;
-    let mut day: Option<u8> = None;
-    let mut clock: Option<(u8, u8, u8)> = None;
-    let mut base_days: i64 = 0;
-    let mut reset_time = false;
-    let mut rel_seconds: i64 = 0;
-    let mut rel_months: i64 = 0;
-    let tokens: Vec<&str> = input
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .collect();
-    let mut i = 0;
-    while i < tokens.len() {
-        let t = tokens[i];
-        let lower = t.to_ascii_lowercase();
-        i += 1;
-        match lower.as_str() {
-            "now" => continue,
-            "today" | "midnight" => {
-                reset_time = true;
-                continue;
-            }
-            "noon" => {
-                clock = Some((12, 0, 0));
-                continue;
-            }
-            "tomorrow" => {
-                reset_time = true;
-                base_days += 1;
-                continue;
-            }
-            "yesterday" => {
-                reset_time = true;
-                base_days -= 1;
-                continue;
-            }
-            "utc" | "gmt" | "z" => continue,
-            "ago" => {
-                rel_seconds = -rel_seconds;
-                rel_months = -rel_months;
-                continue;
-            }
-            "am" | "pm" | "a.m." | "p.m." => {
-                let (h, m, s) = clock?;
-                if h == 0 || h > 12 {
-                    return None;
-                }
-                let h = match (lower.starts_with('p'), h) {
-                    (true, 12) => 12,
-                    (true, h) => h + 12,
-                    (false, 12) => 0,
-                    (false, h) => h,
-                };
-                clock = Some((h, m, s));
-                continue;
-            }
-            _ => {}
-        }
-        // ISO date, optionally with a time after `T`.
-        let (date_part, time_part) = match t.split_once('T') {
-            Some((d, tm)) if d.contains('-') => (d, Some(tm)),
-            _ => (t, None),
-        };
-        let dash: Vec<&str> = date_part.split('-').collect();
-        if dash.len() >= 2 && dash[0].len() == 4 && dash.iter().all(|p| digits(p)) {
-            year = Some(dash[0].parse().ok()?);
-            month = Some(dash[1].parse().ok()?);
-            day = Some(match dash.get(2) {
-                Some(d) => d.parse().ok()?,
-                None => 1,
-            });
-            if dash.len() > 3 {
-                return None;
-            }
-            if let Some(tm) = time_part {
-                let tm = tm.trim_end_matches('Z');
-                clock = Some(parse_clock(tm)?);
-            }
-            continue;
-        }
-        let dots: Vec<&str> = t.split(['.', '/']).collect();
-        if dots.len() == 3 && dots.iter().all(|p| digits(p)) && dots[2].len() == 4 {
-            let (a, b): (u8, u8) = (dots[0].parse().ok()?, dots[1].parse().ok()?);
-            let (d, m) = if t.contains('/') { (b, a) } else { (a, b) };
-            year = Some(dots[2].parse().ok()?);
-            month = Some(m);
-            day = Some(d);
-            continue;
-        }
-        if t.contains(':') {
-            clock = Some(parse_clock(t.trim_end_matches('Z'))?);
-            continue;
-        }
-        if let Some(m) = month_number(t.trim_end_matches('.')) {
-            month = Some(m);
-            continue;
-        }
-        // A signed number followed by a unit is a relative offset.
-        let signed = t.starts_with(['+', '-']);
-        let number = t.trim_start_matches(['+', '-']);
-        if digits(number)
-            && let Some(unit) = tokens.get(i).and_then(|u| unit_seconds(u))
-        {
-            let n: i64 = number.parse().ok()?;
-            let n = if t.starts_with('-') { -n } else { n };
-            i += 1;
-            match unit {
-                Unit::Seconds(s) => rel_seconds += n * s,
-                Unit::Months(m) => rel_months += n * m,
-            }
-            continue;
-        }
-        if signed {
-            return None;
-        }
-        let num = lower.trim_end_matches(['s', 't', 'n', 'd', 'r', 'h']);
-        if digits(number) && number.len() == 4 && year.is_none() {
-            year = Some(number.parse().ok()?);
-            continue;
-        }
-        if digits(num) && num.len() <= 2 && day.is_none() {
-            day = Some(num.parse().ok()?);
-            continue;
-        }
-        return None;
+    if unix < YEAR_0 {
+        return Err(DateError::TooSmall);
     }
-    let mut date = now.date();
-    let mut tm = now.time();
-    if year.is_some() || month.is_some() || day.is_some() {
-        let y = year.unwrap_or(now.year());
-        let (m, d) = match (month, day) {
-            (Some(m), Some(d)) => (m, d),
-            (Some(m), None) => (m, 1),
-            (None, Some(d)) => (now.month() as u8, d),
-            (None, None) => (now.month() as u8, now.day()),
-        };
-        if !(1..=12).contains(&m) || d == 0 || d > 31 {
-            return None;
-        }
-        date = date_overflowing(y, m as i64, d as i64)?;
-        tm = Time::MIDNIGHT;
+    if unix >= YEAR_10000 {
+        return Err(DateError::TooBig);
     }
-    if reset_time {
-        tm = Time::MIDNIGHT;
-    }
-    if let Some((h, m, s)) = clock {
-        tm = if h == 24 {
-            date = date.next_day()?;
-            Time::from_hms(0, m, s).ok()?
-        } else {
-            Time::from_hms(h, m, s.min(59)).ok()?
-        };
-    }
-    date = date.checked_add(Duration::days(base_days))?;
-    if rel_months != 0 {
-        date = date_overflowing(
-            date.year(),
-            date.month() as i64 + rel_months,
-            date.day() as i64,
-        )?;
-    }
-    let dt = PrimitiveDateTime::new(date, tm).assume_utc();
-    dt.checked_add(Duration::seconds(rel_seconds))
+    OffsetDateTime::from_unix_timestamp(unix).map_err(|_| DateError::TooBig)
 }
 
 fn roman(mut n: i64) -> String {
@@ -552,7 +331,9 @@ mod tests {
     }
 
     fn f(fmt: &str, date: &str) -> Option<String> {
-        parse(date, now()).map(|d| format(fmt, d, &Messages::default()))
+        parse(date, now().unix_timestamp())
+            .ok()
+            .map(|d| format(fmt, d, &Messages::default()))
     }
 
     #[test]

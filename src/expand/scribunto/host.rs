@@ -17,13 +17,20 @@ use super::super::expander::{Expander, FnCall, State};
 use super::super::frame::{ArgDef, Frame};
 use super::super::php::php_trim;
 use super::frame::LFrame;
-use super::{Failure, PageLua, frame, lua_message, message, mw, title, uri};
+use super::{Failure, PageLua, frame, language, lua_message, message, mw, title, uri};
 
 /// An operation of the host: the arguments after the operation's name, its results.
 pub(super) type Op = fn(&Ctx<'_, '_>, &Lua, &[Value]) -> mlua::Result<MultiValue>;
 
 /// Every library's operations, by the name `iface.host` is called with.
-const OPERATIONS: [&[(&str, Op)]; 5] = [frame::OPS, title::OPS, uri::OPS, mw::OPS, message::OPS];
+const OPERATIONS: [&[(&str, Op)]; 6] = [
+    frame::OPS,
+    title::OPS,
+    uri::OPS,
+    mw::OPS,
+    message::OPS,
+    language::OPS,
+];
 
 /// What the operations of one invocation work on.
 pub(super) struct Ctx<'a, 's> {

@@ -24,6 +24,8 @@
 
 mod frame;
 mod host;
+mod language;
+mod language_data;
 mod message;
 mod mw;
 mod pattern;

@@ -1,0 +1,277 @@
+//! The Rust half of `mw.language` (`language.lua`): dates formatted as
+//! `mw.language:formatDate` formats them, through the same reader and formatter as
+//! `{{#time}}` but raising Scribunto's errors where `#time` writes an error message;
+//! language names, code checks, direction and fallbacks from [`super::language_data`].
+
+use mlua::{Lua, MultiValue, Value};
+
+use super::super::messages::Messages;
+use super::super::time::{self, DateError};
+use super::host::{Ctx, Op, fail, one, string};
+use super::language_data as data;
+
+/// The language operations, by the name `language.lua` calls them with.
+pub(super) const OPS: &[(&str, Op)] = &[
+    ("formatDate", format_date),
+    ("fetchLanguageName", fetch_language_name),
+    ("fetchLanguageNames", fetch_language_names),
+    ("codeTest", code_test),
+    ("getFallbacksFor", fallbacks_for),
+    ("isRTL", is_rtl),
+    ("plural", plural),
+];
+
+/// Lua's name of a value's type, for "bad argument" messages.
+fn lua_type(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        Value::Boolean(_) => "boolean",
+        Value::Integer(_) | Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Table(_) => "table",
+        Value::Function(_) => "function",
+        Value::Thread(_) => "thread",
+        _ => "userdata",
+    }
+}
+
+/// Argument `i` (0-based) of the PHP-side function `name` as a string: nil is `default`
+/// (or an error when the argument is required), other types the error Scribunto's
+/// type check raises (numbers included: PHP receives them as numbers).
+fn str_arg(a: &[Value], i: usize, name: &str, default: Option<&str>) -> Result<String, String> {
+    match (a.get(i).unwrap_or(&Value::Nil), default) {
+        (Value::String(s), _) => Ok(s.to_string_lossy().to_string()),
+        (Value::Nil, Some(d)) => Ok(d.to_string()),
+        (v, _) => Err(format!(
+            "bad argument #{} to '{name}' (string expected, got {})",
+            i + 1,
+            lua_type(v)
+        )),
+    }
+}
+
+/// `fetchLanguageName(code, inLanguage)`: the name, or "" for a code nobody names.
+fn fetch_language_name(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let code = match str_arg(a, 0, "fetchLanguageName", None) {
+        Ok(c) => c.to_lowercase(),
+        Err(m) => return fail(lua, m),
+    };
+    let in_language = match a.get(1) {
+        None | Some(Value::Nil) => None,
+        _ => match str_arg(a, 1, "fetchLanguageName", None) {
+            Ok(l) => Some(l.to_lowercase()),
+            Err(m) => return fail(lua, m),
+        },
+    };
+    let names = data::names(in_language.as_deref(), "all");
+    let name = names
+        .binary_search_by(|(c, _)| c.cmp(&code.as_str()))
+        .map_or("", |i| names[i].1);
+    string(lua, name)
+}
+
+/// `fetchLanguageNames(inLanguage, include)`: a table of code → name.
+fn fetch_language_names(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let in_language = match a.first() {
+        None | Some(Value::Nil) => None,
+        _ => match str_arg(a, 0, "fetchLanguageNames", None) {
+            Ok(l) => Some(l.to_lowercase()),
+            Err(m) => return fail(lua, m),
+        },
+    };
+    let include = match str_arg(a, 1, "fetchLanguageNames", Some("mw")) {
+        Ok(i) => i,
+        Err(m) => return fail(lua, m),
+    };
+    let t = lua.create_table()?;
+    for (code, name) in data::names(in_language.as_deref(), &include) {
+        t.set(code, name)?;
+    }
+    one(Value::Table(t))
+}
+
+/// `codeTest(which, code)`: `isKnownLanguageTag`, `isSupportedLanguage`,
+/// `isValidBuiltInCode` or `isValidCode` of `code`.
+fn code_test(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let which = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        _ => String::new(),
+    };
+    let test: fn(&str) -> bool = match which.as_str() {
+        "isKnownLanguageTag" => data::is_known_tag,
+        "isSupportedLanguage" => data::is_supported,
+        "isValidBuiltInCode" => data::is_valid_builtin_code,
+        _ => data::is_valid_code,
+    };
+    match str_arg(&a[1.min(a.len())..], 0, &which, None) {
+        Ok(code) => one(Value::Boolean(test(&code))),
+        Err(m) => fail(lua, m),
+    }
+}
+
+/// `getFallbacksFor(code)`: the fallback sequence as a Lua sequence.
+fn fallbacks_for(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    match str_arg(a, 0, "getFallbacksFor", None) {
+        Ok(code) => one(Value::Table(
+            lua.create_sequence_from(data::fallbacks(&code))?,
+        )),
+        Err(m) => fail(lua, m),
+    }
+}
+
+/// `isRTL(code)` of a valid code: languages MediaWiki does not know read left to right.
+fn is_rtl(_: &Ctx<'_, '_>, _: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let code = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        _ => String::new(),
+    };
+    one(Value::Boolean(data::language(&code).is_some_and(|l| l.rtl)))
+}
+
+/// `formatDate(code, format, date, local)`: the formatted date, or `nil, message` with
+/// the error Scribunto raises (invalid date, a year outside 0–9999, a wrong type).
+fn format_date(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let args = &a[1.min(a.len())..];
+    let (format, date) = match (
+        str_arg(args, 0, "formatDate", None),
+        str_arg(args, 1, "formatDate", Some("")),
+    ) {
+        (Ok(f), Ok(d)) => (f, d),
+        (Err(m), _) | (_, Err(m)) => return fail(lua, m),
+    };
+    match a.get(3).unwrap_or(&Value::Nil) {
+        Value::Nil | Value::Boolean(_) => {}
+        v => {
+            let m = format!(
+                "bad argument #3 to 'formatDate' (boolean expected, got {})",
+                lua_type(v)
+            );
+            return fail(lua, m);
+        }
+    }
+    let config = cx.ex.config();
+    let dt = match time::parse(&date, config.now) {
+        Ok(dt) => dt,
+        Err(DateError::Invalid) => {
+            return fail(
+                lua,
+                "bad argument #2 to 'formatDate' (not a valid timestamp)".into(),
+            );
+        }
+        Err(DateError::TooSmall) => {
+            return fail(
+                lua,
+                "mw.language:formatDate() only supports years from 0".into(),
+            );
+        }
+        Err(DateError::TooBig) => {
+            return fail(
+                lua,
+                "mw.language:formatDate() only supports years up to 9999".into(),
+            );
+        }
+    };
+    let code = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        _ => String::new(),
+    };
+    // Names in the content language, English for any other (wikiwit has no other
+    // language's messages), as `{{#time}}` does.
+    let english = Messages::default();
+    let names = if code == config.lang {
+        &*config.messages
+    } else {
+        &english
+    };
+    string(lua, &time::format(&format, dt, names))
+}
+
+/// `plural(code, n, forms)`: the form `n` takes in the language `code`
+/// (`Language::convertPlural`: explicit `N=` forms, CLDR's rule, missing forms padded).
+fn plural(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let code = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        _ => String::new(),
+    };
+    let n = match a.get(1) {
+        Some(Value::Integer(i)) => *i as f64,
+        Some(Value::Number(x)) => *x,
+        Some(Value::String(s)) => s.to_string_lossy().trim().parse().unwrap_or(0.0),
+        v => {
+            let m = format!(
+                "bad argument #1 to 'convertPlural' (number expected, got {})",
+                lua_type(v.unwrap_or(&Value::Nil))
+            );
+            return fail(lua, m);
+        }
+    };
+    let forms: Vec<String> = match a.get(2) {
+        Some(Value::Table(t)) => t.sequence_values::<String>().collect::<mlua::Result<_>>()?,
+        _ => Vec::new(),
+    };
+    string(lua, super::super::plural::choose(&code, n, &forms))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expand::tests::run;
+
+    /// What CS1 and other modules ask `mw.language`, with MediaWiki 1.39's answers (the
+    /// test wiki's clock: 2017-09-20 13:45:30 UTC).
+    const MODULE: &str = r#"
+local p = {}
+local function try(f, ...)
+    local ok, r = pcall(f, ...)
+    return (ok and 'ok:' or 'err:') .. tostring(r)
+end
+function p.dates()
+    local lang = mw.getContentLanguage()
+    local out = {}
+    for _, d in ipairs({ 'today + 2 days', '2020-05-01 + 1 day', 'next monday',
+            'last day of next month', '1May', '20140305123456', '2020-05-01 12:00 Europe/Paris',
+            'not a date', '@253402300800' }) do
+        out[#out + 1] = try(lang.formatDate, lang, 'Y-m-d H:i', d)
+    end
+    out[#out + 1] = try(lang.formatDate, lang, 'U', 5)
+    out[#out + 1] = try(mw.language.new('[[bogus]]').formatDate, mw.language.new('[[bogus]]'), 'Y')
+    return table.concat(out, '|')
+end
+function p.names()
+    local en = mw.language.fetchLanguageNames('en', 'all')
+    return table.concat({ mw.language.fetchLanguageName('ru', 'en'), mw.language.fetchLanguageName('RU'),
+        mw.language.fetchLanguageName('xx-bogus', 'en'), en.akk, tostring(en['x']),
+        tostring(mw.language.isKnownLanguageTag('akk')), tostring(mw.language.isValidCode('[[x]]')),
+        table.concat(mw.language.getFallbacksFor('arz'), ','),
+        mw.language.new('fa'):getDir(), mw.language.new('kaa'):ucfirst('ix'),
+        try(mw.language.new('[[bogus]]').isRTL, mw.language.new('[[bogus]]')),
+        try(mw.language.fetchLanguageName, nil),
+        mw.language.new('pl'):plural(22, { 'a', 'b', 'c' }) .. mw.language.new('pl'):convertPlural(5, 'a', 'b', 'c') }, '|')
+end
+return p
+"#;
+
+    #[test]
+    fn format_date_reads_php_dates_and_raises() {
+        let e = run(&[("Module:L", MODULE)], "{{#invoke:L|dates}}");
+        assert_eq!(
+            e.text,
+            "ok:2017-09-22 00:00|ok:2020-05-02 00:00|ok:2017-09-25 00:00|\
+             ok:2017-10-31 13:45|ok:2017-05-01 00:00|ok:2014-03-05 12:34|ok:2020-05-01 10:00|\
+             err:bad argument #2 to 'formatDate' (not a valid timestamp)|\
+             err:mw.language:formatDate() only supports years up to 9999|\
+             err:bad argument #2 to 'formatDate' (string expected, got number)|\
+             err:language code '[[bogus]]' is invalid"
+        );
+    }
+
+    #[test]
+    fn language_names_codes_and_direction() {
+        let e = run(&[("Module:L", MODULE)], "{{#invoke:L|names}}");
+        assert_eq!(
+            e.text,
+            "Russian|русский||Akkadian|nil|true|false|ar,en|rtl|İx|\
+             err:language code '[[bogus]]' is invalid|\
+             err:bad argument #1 to 'fetchLanguageName' (string expected, got nil)|bc"
+        );
+    }
+}
