@@ -24,6 +24,7 @@
 
 mod frame;
 mod host;
+mod json;
 mod mw;
 mod pattern;
 mod sandbox;

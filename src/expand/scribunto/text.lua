@@ -5,13 +5,12 @@
 -- Called with (iface, site, lib): `iface.text` holds the Rust functions; `site.separators`
 -- the content language's list separators.
 local iface, site, lib = ...
-local type, error, tonumber, next = type, error, tonumber, next
-local concat, sort, floor = table.concat, table.sort, math.floor
+local type, error = type, error
+local concat, sort = table.concat, table.sort
 local ucheck, checkType = lib.ucheck, lib.libraryUtil.checkType
 local mw = mw
 local ustring = mw.ustring
 local native = iface.text
-local jsonDecode = native.jsonDecode
 
 local text = {}
 mw.text = text
@@ -168,60 +167,62 @@ text.unstrip = text.killMarkers
 text.unstripNoWiki = function(s)
 	return s
 end
-function text.jsonDecode(s, flags)
-	checkType('mw.text.jsonDecode', 1, s, 'string')
-	local v, err = jsonDecode(s)
+-- What Scribunto checks in Lua before a value reaches PHP; `level` is the error level of
+-- the caller of jsonEncode.
+local function checkJson(v, seen, level)
+	local t = type(v)
+	if t == 'table' then
+		if seen[v] then
+			error('mw.text.jsonEncode: Cannot use recursive tables', level)
+		end
+		seen[v] = true
+		for k, x in pairs(v) do
+			local kt = type(k)
+			if kt == 'number' then
+				if k == math.huge or k == -math.huge then
+					error("mw.text.jsonEncode: Cannot use 'inf' as a table key", level)
+				end
+			elseif kt ~= 'string' then
+				error(string.format("mw.text.jsonEncode: Cannot use type '%s' as a table key", kt), level)
+			end
+			checkJson(x, seen, level + 1)
+		end
+		seen[v] = nil
+	elseif t == 'number' then
+		if v ~= v or v == math.huge or v == -math.huge then
+			error('mw.text.jsonEncode: Cannot encode non-finite numbers', level)
+		end
+	elseif t ~= 'boolean' and t ~= 'string' and t ~= 'nil' then
+		error(string.format("mw.text.jsonEncode: Cannot encode type '%s'", t), level)
+	end
+end
+-- Errors raised on PHP's side carry no position (level 0).
+local function flagsOf(name, flags)
+	if flags == nil then
+		return 0
+	elseif type(flags) ~= 'number' then
+		error(string.format("bad argument #2 to '%s' (number expected, got %s)", name, type(flags)), 0)
+	end
+	return flags - flags % 1
+end
+function text.jsonEncode(value, flags)
+	checkJson(value, {}, 3)
+	local s, err = native.jsonEncode(value, flagsOf('mw.text.jsonEncode', flags), pairs)
 	if err then
-		error('mw.text.jsonDecode: ' .. err, 2)
+		error('mw.text.jsonEncode: ' .. err, 0)
+	end
+	return s
+end
+function text.jsonDecode(s, flags)
+	if type(s) ~= 'string' then
+		error(string.format("bad argument #1 to 'mw.text.jsonDecode' (string expected, got %s)", type(s)), 0)
+	end
+	local v, err = native.jsonDecode(s, flagsOf('mw.text.jsonDecode', flags))
+	if err then
+		error('mw.text.jsonDecode: ' .. err, 0)
 	end
 	return v
 end
-function text.jsonEncode(v)
-	local function enc(x)
-		local t = type(x)
-		if t == 'nil' then
-			return 'null'
-		elseif t == 'boolean' then
-			return tostring(x)
-		elseif t == 'number' then
-			if x ~= x or x == math.huge or x == -math.huge then
-				error('mw.text.jsonEncode: cannot encode non-finite numbers', 3)
-			end
-			if x == floor(x) and math.abs(x) < 1e15 then
-				return string.format('%d', x)
-			end
-			return string.format('%.14g', x)
-		elseif t == 'string' then
-			return '"' .. x:gsub('[%c"\\]', function(c)
-				local m = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r' }
-				return m[c] or string.format('\\u%04x', c:byte())
-			end) .. '"'
-		elseif t == 'table' then
-			local n = #x
-			local isArray = next(x) == nil or n > 0
-			if isArray then
-				local parts = {}
-				for i = 1, n do
-					parts[i] = enc(x[i])
-				end
-				return '[' .. concat(parts, ',') .. ']'
-			end
-			local keys = {}
-			for k in pairs(x) do
-				keys[#keys + 1] = tostring(k)
-			end
-			sort(keys)
-			local parts = {}
-			for _, k in ipairs(keys) do
-				local val = x[k]
-				if val == nil then
-					val = x[tonumber(k)]
-				end
-				parts[#parts + 1] = enc(k) .. ':' .. enc(val)
-			end
-			return '{' .. concat(parts, ',') .. '}'
-		end
-		error('mw.text.jsonEncode: cannot encode type ' .. t, 3)
-	end
-	return enc(v)
-end
+text.JSON_PRESERVE_KEYS = 1
+text.JSON_TRY_FIXING = 2
+text.JSON_PRETTY = 4
