@@ -712,10 +712,8 @@ impl<'a> Parser<'a> {
         }
         self.pos = i;
         let text = std::str::from_utf8(&s[start..i]).map_err(|_| JsonError::Syntax)?;
-        if !float {
-            if let Ok(n) = text.parse::<i64>() {
-                return Ok(Php::Int(n));
-            }
+        if !float && let Ok(n) = text.parse::<i64>() {
+            return Ok(Php::Int(n));
         }
         text.parse::<f64>()
             .map(Php::Float)
