@@ -23,7 +23,9 @@
 //! [`TemplateSource`]: super::TemplateSource
 
 mod frame;
+mod hash;
 mod host;
+mod json;
 mod language;
 mod language_data;
 mod message;
@@ -58,12 +60,13 @@ pub(super) const NS_MODULE: i32 = 828;
 /// and the host, `site` the wiki's data (`site.rs`), `lib` what a file shares with the
 /// files after it. The sandbox comes first; `frame.lua`, which holds the `#invoke`
 /// driver and needs the module environments of `mw.lua`, last.
-const LIBRARIES: [(&str, &str); 13] = [
+const LIBRARIES: [(&str, &str); 14] = [
     ("=sandbox", include_str!("sandbox.lua")),
     ("=libraryUtil", include_str!("library_util.lua")),
     ("=mw", include_str!("mw.lua")),
     ("=mw.ustring", include_str!("ustring.lua")),
     ("=mw.text", include_str!("text.lua")),
+    ("=mw.hash", include_str!("hash.lua")),
     ("=mw.html", include_str!("html.lua")),
     ("=mw.site", include_str!("site.lua")),
     ("=mw.uri", include_str!("uri.lua")),
@@ -108,6 +111,7 @@ impl PageLua {
         sandbox::register(&lua, &iface, &budget, &config.limits)?;
         ustring::register(&lua, &iface)?;
         text::register(&lua, &iface)?;
+        hash::register(&lua, &iface)?;
         let site = site::site_table(&lua, config, codec)?;
         let lib = lua.create_table()?;
         for (name, source) in LIBRARIES {

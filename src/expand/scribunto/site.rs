@@ -86,6 +86,7 @@ pub(super) fn site_table(
     separators.set("comma", m.text("comma-separator", ", "))?;
     let conjunction = format!("{}{}", m.text("and", " and"), m.text("word-separator", " "));
     separators.set("conjunction", conjunction)?;
+    separators.set("ellipsis", m.text("ellipsis", "..."))?;
     site.set("separators", separators)?;
     Ok(site)
 }

@@ -141,7 +141,7 @@ function p.t()
         mw.text.listToText({'a', 'b', 'c'}), mw.text.nowiki('[[x]]'), mw.text.encode('<a>'),
         mw.text.tag('ref', {name = 'n'}, 'c'), u.char(0x101, 0x41), u.codepoint('ā'),
         tostring({}), os.date('%Y-%m-%d', 0), os.time() > 0 and 'now' or 'zero',
-        mw.text.truncate('abcdef', 3), mw.uri.encode('a b&c'),
+        mw.text.truncate('abcdefgh', 3) .. mw.text.truncate('abcdef', 3), mw.uri.encode('a b&c'),
     }
     local g = {}
     for w in u.gmatch('one two  three', '%a+') do g[#g + 1] = w end
@@ -157,7 +157,7 @@ return p
         e.text,
         "11;čēī;ĀB ß;āb;4;Rēzekne;a-a-a;<hello> <world>;x y;a|b|c;a, b and c;\
          &#91;&#91;x&#93;&#93;;&lt;a&gt;;<ref name=\"n\">c</ref>;āA;257;table;1970-01-01;now;\
-         abc…;a+b%26c;one,two,three"
+         abc...abcdef;a+b%26c;one,two,three"
     );
 }
 
@@ -312,4 +312,45 @@ fn output_does_not_depend_on_other_pages() {
     let b = ex.expand_page(0, "B", "{{#invoke:C|f}}");
     assert_eq!(a.text, "1");
     assert_eq!(b.text, "1");
+}
+
+/// `mw.text` as MediaWiki 1.39 answers: the English ellipsis "...", no truncation that
+/// would not shorten, attributes in `pairs` order (a `__pairs` decides), a no-break
+/// space encoded, and nowiki escaping line-start markers after `\n` and `\r`, magic
+/// words' spaces and URL protocols.
+#[test]
+fn text_as_mediawiki_139() {
+    let m = r#"
+local p = {}
+function p.t()
+    local attrs = setmetatable({}, { __pairs = function()
+        local keys, i = { 'z', 'a' }, 0
+        return function() i = i + 1 if keys[i] then return keys[i], i end end
+    end })
+    return table.concat({
+        mw.text.truncate('foobarbaz', 3), mw.text.truncate('foobarbaz', -3),
+        mw.text.truncate('foobarbaz', 6), mw.text.truncate('foobarbaz', 6, nil, true),
+        mw.text.truncate('foobarbaz', 1, nil, true), mw.text.tag('b', attrs, 'x'),
+        mw.text.encode('a\194\160b'),
+        mw.text.nowiki('x;y\n;a\r#b\n\nc\r\nd ISBN 1 mailto:q'),
+    }, '|')
+end
+function p.bad() return mw.text.tag('b', { [1] = 'x' }) end
+return p
+"#;
+    let mods = [module("X", m)];
+    let e = run_mods(&mods, &[], "{{#invoke:X|t}}");
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    assert_eq!(
+        e.text,
+        "foo...|...baz|foobarbaz|foo...|...|<b z=\"1\" a=\"2\">x</b>|a&nbsp;b|\
+         x;y\n&#59;a\r&#35;b\n&#10;c&#13;\nd ISBN&#32;1 mailto&#58;q"
+    );
+    let e = run_mods(&mods, &[], "{{#invoke:X|bad}}");
+    assert!(
+        matches!(&e.warnings[..], [Warning::ScriptError { message, .. }]
+            if message.contains("bad named argument attrs to 'tag' (keys must be strings, found number)")),
+        "{:?}",
+        e.warnings
+    );
 }

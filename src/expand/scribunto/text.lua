@@ -5,13 +5,12 @@
 -- Called with (iface, site, lib): `iface.text` holds the Rust functions; `site.separators`
 -- the content language's list separators.
 local iface, site, lib = ...
-local type, error, tonumber, next = type, error, tonumber, next
-local concat, sort, floor = table.concat, table.sort, math.floor
+local type, error = type, error
+local concat = table.concat
 local ucheck, checkType = lib.ucheck, lib.libraryUtil.checkType
 local mw = mw
 local ustring = mw.ustring
 local native = iface.text
-local jsonDecode = native.jsonDecode
 
 local text = {}
 mw.text = text
@@ -75,22 +74,38 @@ end
 local NOWIKI = {
 	['"'] = '&#34;', ['&'] = '&#38;', ["'"] = '&#39;', ['<'] = '&#60;', ['='] = '&#61;',
 	['>'] = '&#62;', ['['] = '&#91;', [']'] = '&#93;', ['{'] = '&#123;', ['|'] = '&#124;',
-	['}'] = '&#125;', [';'] = '&#59;',
+	['}'] = '&#125;',
 }
+-- After a line break (\n or \r): list and indent markers, a leading space, blank lines.
+local NOWIKI_LINE = {
+	['#'] = '&#35;', ['*'] = '&#42;', [':'] = '&#58;', [';'] = '&#59;', [' '] = '&#32;',
+	['\n'] = '&#10;', ['\r'] = '&#13;', ['\t'] = '&#9;',
+}
+local NOWIKI_SPACE = { [' '] = '&#32;', ['\t'] = '&#9;', ['\r'] = '&#13;', ['\n'] = '&#10;', ['\f'] = '&#12;' }
+-- MediaWiki's default $wgUrlProtocols that end in ':' (the others hold '//').
+local NOWIKI_PROTOCOLS = { 'bitcoin', 'geo', 'magnet', 'mailto', 'matrix', 'news', 'sip', 'sips',
+	'sms', 'tel', 'urn', 'xmpp' }
 function text.nowiki(s)
 	s = ucheck('nowiki', s)
-	s = s:gsub('["&\'<=>%[%]{|};]', NOWIKI)
-	s = ('\n' .. s):gsub('\n([#*:])', function(c)
-		return '\n' .. string.format('&#%d;', c:byte())
-	end):sub(2)
-	s = s:gsub('\n\n', '\n&#10;'):gsub('\r\n', '&#13;\n'):gsub('^\n', '&#10;')
-	s = ('\n' .. s):gsub('\n%-%-%-%-', '\n&#45;---'):sub(2)
-	s = ('\n' .. s):gsub('\n ', '\n&#32;'):sub(2)
+	s = s:gsub('["&\'<=>%[%]{|}]', NOWIKI)
+	s = ('\n' .. s):gsub('([\r\n])([#*:; \n\r\t])', function(brk, c)
+		if brk == '\r' and c == '\n' then
+			return '&#13;\n'
+		end
+		return brk .. NOWIKI_LINE[c]
+	end)
+	s = s:gsub('([\r\n])%-%-%-%-', '%1&#45;---'):sub(2)
 	s = s:gsub('__', '_&#95;'):gsub('://', '&#58;//')
 	for _, w in ipairs({ 'ISBN', 'RFC', 'PMID' }) do
-		s = s:gsub(w .. '([\t\n\f\r ])', function(c)
-			return w .. string.format('&#%d;', c:byte())
+		s = s:gsub(w .. '(%s)', function(c)
+			return w .. (NOWIKI_SPACE[c] or c)
 		end)
+	end
+	for _, p in ipairs(NOWIKI_PROTOCOLS) do
+		local pat = p:gsub('%a', function(c)
+			return '[' .. c:upper() .. c .. ']'
+		end)
+		s = s:gsub('(' .. pat .. '):', '%1&#58;')
 	end
 	return s
 end
@@ -98,9 +113,7 @@ local ENCODE = { ['<'] = '&lt;', ['>'] = '&gt;', ['&'] = '&amp;', ['"'] = '&quot
 	["'"] = '&#039;', ['\194\160'] = '&nbsp;' }
 function text.encode(s, charset)
 	s = ucheck('encode', s)
-	if charset == nil then
-		return (s:gsub('\194\160', ENCODE):gsub('[<>&"\']', ENCODE))
-	end
+	charset = charset or '<>&"\'\194\160'
 	return (ustring.gsub(s, '[' .. charset .. ']', function(c)
 		return ENCODE[c] or string.format('&#%d;', ustring.codepoint(c))
 	end))
@@ -109,57 +122,73 @@ function text.decode(s, decodeNamedEntities)
 	return (native.decode(ucheck('decode', s), decodeNamedEntities and true or false))
 end
 function text.tag(name, attrs, content)
-	if type(name) == 'table' then
+	local named = type(name) == 'table'
+	if named then
 		name, attrs, content = name.name, name.attrs, name.content
+		lib.libraryUtil.checkTypeForNamedArg('tag', 'name', name, 'string')
+		lib.libraryUtil.checkTypeForNamedArg('tag', 'attrs', attrs, 'table', true)
+	else
+		checkType('tag', 1, name, 'string')
+		checkType('tag', 2, attrs, 'table', true)
 	end
 	local out = { '<' .. name }
-	if attrs then
-		local keys = {}
-		for k in pairs(attrs) do
-			keys[#keys + 1] = k
+	-- Attributes in the order `pairs` gives them (a `__pairs` decides), as Scribunto.
+	for k, v in pairs(attrs or {}) do
+		if type(k) ~= 'string' then
+			error("bad named argument attrs to 'tag' (keys must be strings, found " .. type(k) .. ')', 2)
 		end
-		sort(keys, function(a, b)
-			return tostring(a) < tostring(b)
-		end)
-		for _, k in ipairs(keys) do
-			local v = attrs[k]
-			if v == true then
+		if k:match('[\t\r\n\f /<>"\'=]') then
+			error("bad named argument attrs to 'tag' (invalid key '" .. k .. "')", 2)
+		end
+		local t = type(v)
+		if t == 'boolean' then
+			if v then
 				out[#out + 1] = ' ' .. k
-			elseif v ~= false and v ~= nil then
-				out[#out + 1] = ' ' .. k .. '="' .. text.encode(tostring(v), '<>&"') .. '"'
 			end
+		elseif t == 'string' or t == 'number' then
+			out[#out + 1] = ' ' .. k .. '="' .. text.encode(tostring(v)) .. '"'
+		else
+			error("bad named argument attrs to 'tag' (value for key '" .. k .. "' may not be " .. t .. ')', 2)
 		end
 	end
-	if content == false then
-		out[#out + 1] = ' />'
-	else
+	local t = type(content)
+	if content == nil then
 		out[#out + 1] = '>'
-		if content ~= nil then
-			out[#out + 1] = tostring(content) .. '</' .. name .. '>'
-		end
+	elseif content == false then
+		out[#out + 1] = ' />'
+	elseif t == 'string' or t == 'number' then
+		out[#out + 1] = '>' .. content .. '</' .. name .. '>'
+	elseif named then
+		lib.libraryUtil.checkTypeForNamedArg('tag', 'content', content, 'string, number, nil, or false')
+	else
+		checkType('tag', 3, content, 'string, number, nil, or false')
 	end
 	return concat(out)
 end
+-- Scribunto's rules: nothing is cut when the text is no longer than |length|; the
+-- ellipsis (the content language's, "..." in English) counts towards the length with
+-- `adjustLength`; a result not shorter than the text gives the text back.
 function text.truncate(s, length, ellipsis, adjustLength)
 	s = ucheck('truncate', s)
-	ellipsis = ellipsis or '…'
+	checkType('truncate', 2, length, 'number')
 	local len = ustring.len(s)
-	if length == nil or math.abs(length) >= len then
+	if len <= math.abs(length) then
 		return s
 	end
+	ellipsis = ellipsis or site.separators.ellipsis
 	local elen = adjustLength and ustring.len(ellipsis) or 0
-	if length >= 0 then
-		local keep = length - elen
-		if keep <= 0 then
-			return ellipsis
-		end
-		return ustring.sub(s, 1, keep) .. ellipsis
+	local out
+	if math.abs(length) <= elen then
+		out = ellipsis
+	elseif length > 0 then
+		out = ustring.sub(s, 1, length - elen) .. ellipsis
+	else
+		out = ellipsis .. ustring.sub(s, length + elen)
 	end
-	local keep = -length - elen
-	if keep <= 0 then
-		return ellipsis
+	if ustring.len(out) < len then
+		return out
 	end
-	return ellipsis .. ustring.sub(s, -keep)
+	return s
 end
 function text.killMarkers(s)
 	return (ucheck('killMarkers', s):gsub('\127\'"`UNIQ%-.-%-QINU`"\'\127', ''))
@@ -168,60 +197,62 @@ text.unstrip = text.killMarkers
 text.unstripNoWiki = function(s)
 	return s
 end
-function text.jsonDecode(s, flags)
-	checkType('mw.text.jsonDecode', 1, s, 'string')
-	local v, err = jsonDecode(s)
+-- What Scribunto checks in Lua before a value reaches PHP; `level` is the error level of
+-- the caller of jsonEncode.
+local function checkJson(v, seen, level)
+	local t = type(v)
+	if t == 'table' then
+		if seen[v] then
+			error('mw.text.jsonEncode: Cannot use recursive tables', level)
+		end
+		seen[v] = true
+		for k, x in pairs(v) do
+			local kt = type(k)
+			if kt == 'number' then
+				if k == math.huge or k == -math.huge then
+					error("mw.text.jsonEncode: Cannot use 'inf' as a table key", level)
+				end
+			elseif kt ~= 'string' then
+				error(string.format("mw.text.jsonEncode: Cannot use type '%s' as a table key", kt), level)
+			end
+			checkJson(x, seen, level + 1)
+		end
+		seen[v] = nil
+	elseif t == 'number' then
+		if v ~= v or v == math.huge or v == -math.huge then
+			error('mw.text.jsonEncode: Cannot encode non-finite numbers', level)
+		end
+	elseif t ~= 'boolean' and t ~= 'string' and t ~= 'nil' then
+		error(string.format("mw.text.jsonEncode: Cannot encode type '%s'", t), level)
+	end
+end
+-- Errors raised on PHP's side carry no position (level 0).
+local function flagsOf(name, flags)
+	if flags == nil then
+		return 0
+	elseif type(flags) ~= 'number' then
+		error(string.format("bad argument #2 to '%s' (number expected, got %s)", name, type(flags)), 0)
+	end
+	return flags - flags % 1
+end
+function text.jsonEncode(value, flags)
+	checkJson(value, {}, 3)
+	local s, err = native.jsonEncode(value, flagsOf('mw.text.jsonEncode', flags), pairs)
 	if err then
-		error('mw.text.jsonDecode: ' .. err, 2)
+		error('mw.text.jsonEncode: ' .. err, 0)
+	end
+	return s
+end
+function text.jsonDecode(s, flags)
+	if type(s) ~= 'string' then
+		error(string.format("bad argument #1 to 'mw.text.jsonDecode' (string expected, got %s)", type(s)), 0)
+	end
+	local v, err = native.jsonDecode(s, flagsOf('mw.text.jsonDecode', flags))
+	if err then
+		error('mw.text.jsonDecode: ' .. err, 0)
 	end
 	return v
 end
-function text.jsonEncode(v)
-	local function enc(x)
-		local t = type(x)
-		if t == 'nil' then
-			return 'null'
-		elseif t == 'boolean' then
-			return tostring(x)
-		elseif t == 'number' then
-			if x ~= x or x == math.huge or x == -math.huge then
-				error('mw.text.jsonEncode: cannot encode non-finite numbers', 3)
-			end
-			if x == floor(x) and math.abs(x) < 1e15 then
-				return string.format('%d', x)
-			end
-			return string.format('%.14g', x)
-		elseif t == 'string' then
-			return '"' .. x:gsub('[%c"\\]', function(c)
-				local m = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r' }
-				return m[c] or string.format('\\u%04x', c:byte())
-			end) .. '"'
-		elseif t == 'table' then
-			local n = #x
-			local isArray = next(x) == nil or n > 0
-			if isArray then
-				local parts = {}
-				for i = 1, n do
-					parts[i] = enc(x[i])
-				end
-				return '[' .. concat(parts, ',') .. ']'
-			end
-			local keys = {}
-			for k in pairs(x) do
-				keys[#keys + 1] = tostring(k)
-			end
-			sort(keys)
-			local parts = {}
-			for _, k in ipairs(keys) do
-				local val = x[k]
-				if val == nil then
-					val = x[tonumber(k)]
-				end
-				parts[#parts + 1] = enc(k) .. ':' .. enc(val)
-			end
-			return '{' .. concat(parts, ',') .. '}'
-		end
-		error('mw.text.jsonEncode: cannot encode type ' .. t, 3)
-	end
-	return enc(v)
-end
+text.JSON_PRESERVE_KEYS = 1
+text.JSON_TRY_FIXING = 2
+text.JSON_PRETTY = 4

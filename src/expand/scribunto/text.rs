@@ -1,9 +1,9 @@
-//! The Rust half of `mw.text` (`text.lua`): HTML entity decoding and JSON parsing,
+//! The Rust half of `mw.text` (`text.lua`): HTML entity decoding, and JSON (`json.rs`),
 //! registered as plain Lua functions on `iface.text` (they need nothing of the page).
 
-use mlua::{Lua, Table, Value};
+use mlua::{Lua, Table};
 
-/// Registers `decode` and `jsonDecode` on a new table `iface.text`.
+/// Registers `decode`, `jsonEncode` and `jsonDecode` on a new table `iface.text`.
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     let text = lua.create_table()?;
     text.set(
@@ -18,15 +18,7 @@ pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
             lua.create_string(&decoded)
         })?,
     )?;
-    text.set(
-        "jsonDecode",
-        lua.create_function(|lua, s: mlua::LuaString| {
-            match serde_json::from_slice::<serde_json::Value>(&s.as_bytes()) {
-                Ok(v) => Ok((json_to_lua(lua, &v)?, None)),
-                Err(e) => Ok((Value::Nil, Some(e.to_string()))),
-            }
-        })?,
-    )?;
+    super::json::register(lua, &text)?;
     iface.set("text", text)
 }
 
@@ -70,35 +62,6 @@ fn decode_basic(s: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// A decoded JSON value as `mw.text.jsonDecode` returns it: arrays become sequences
-/// from 1, objects tables, `null` nil.
-fn json_to_lua(lua: &Lua, v: &serde_json::Value) -> mlua::Result<Value> {
-    use serde_json::Value as J;
-    Ok(match v {
-        J::Null => Value::Nil,
-        J::Bool(b) => Value::Boolean(*b),
-        J::Number(n) => match n.as_i64() {
-            Some(i) if i.unsigned_abs() < 1 << 53 => Value::Number(i as f64),
-            _ => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        J::String(s) => Value::String(lua.create_string(s)?),
-        J::Array(a) => {
-            let t = lua.create_table()?;
-            for (i, x) in a.iter().enumerate() {
-                t.raw_set(i + 1, json_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
-        }
-        J::Object(o) => {
-            let t = lua.create_table()?;
-            for (k, x) in o {
-                t.raw_set(k.as_str(), json_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
-        }
-    })
 }
 
 #[cfg(test)]
