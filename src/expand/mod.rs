@@ -44,6 +44,10 @@ pub trait TemplateSource {
     fn exists(&self, ns: i32, dbkey: &str) -> bool;
     /// The target of a redirect page, `None` when the page is not a redirect.
     fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)>;
+    /// Whether the source holds any page of the Template namespace. A wiki that has
+    /// templates renders a call of a missing one as a red link without expanding its
+    /// arguments; an excerpt of articles without any template is read as written.
+    fn holds_templates(&self) -> bool;
 }
 
 /// MediaWiki's complexity limits (`$wgMaxTemplateDepth`, `$wgMaxPPExpandDepth`,

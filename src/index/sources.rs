@@ -73,13 +73,18 @@ impl SourcesWriter {
 pub struct Sources {
     store: Store<SourcePage>,
     map: TitleMap,
+    /// Whether any source page is a template (see [`TemplateSource::holds_templates`]).
+    holds_templates: bool,
 }
 
 impl Sources {
     pub fn open(dir: &Path) -> Result<Sources, IndexError> {
+        let map = TitleMap::open_kind(&dir.join(files::SOURCES_MAP), kinds::SOURCES_MAP)?;
+        let templates = titles::key(10, "");
         Ok(Sources {
             store: Store::open(&dir.join(files::SOURCES), kinds::SOURCES)?,
-            map: TitleMap::open_kind(&dir.join(files::SOURCES_MAP), kinds::SOURCES_MAP)?,
+            holds_templates: !map.range_from(&templates, &templates, 1).is_empty(),
+            map,
         })
     }
 
@@ -140,5 +145,9 @@ impl TemplateSource for SourceLookup<'_> {
             return self.sources.get(ns, dbkey).and_then(|p| p.redirect);
         }
         self.articles?.get(ns, dbkey)?.redirect.clone()
+    }
+
+    fn holds_templates(&self) -> bool {
+        self.sources.holds_templates
     }
 }
