@@ -105,6 +105,10 @@ impl TemplateSource for ExpandSource<'_> {
     fn redirect(&self, _: i32, _: &str) -> Option<(i32, String)> {
         None
     }
+
+    fn holds_templates(&self) -> bool {
+        true
+    }
 }
 
 /// The template expander with Lua on arbitrary input: the input is split at NUL bytes

@@ -99,38 +99,72 @@ pub(crate) fn analyze_expanded(
     }
 }
 
-/// Removes the links written in arguments of a template of the dump whose expansion
-/// does not use them (an infobox parameter it has no row for, an argument of a call
-/// MediaWiki drops): MediaWiki records none of them. Links inside calls of templates
-/// the dump lacks stay, for what `known.rs` makes of them.
+/// Removes what is written in arguments of a call MediaWiki does not use: links,
+/// categories and nested template calls inside a call whose expansion does not hold
+/// them (an infobox parameter the template has no row for, an argument of a call
+/// MediaWiki drops), as MediaWiki records none of them.
+///
+/// A call of a template the dump lacks counts too when the dump holds templates at all:
+/// MediaWiki renders such a call as a red link and never expands its arguments. A dump
+/// without any template (an excerpt of articles) keeps them, marked `in_template`,
+/// for what `known.rs` makes of them and for the outlinks a reader of the page sees.
 fn drop_discarded_links(
     own: &mut PageStructure,
     e: &Expansion,
     expanded: &PageStructure,
     expander: &Expander<'_>,
 ) {
-    if !own.links.iter().any(|l| l.in_template) {
+    let source = expander.source();
+    let missing_counts = source.holds_templates();
+    let calls: Vec<&Segment> = e
+        .segments
+        .iter()
+        .filter(|s| {
+            s.call
+                && s.template
+                    .as_ref()
+                    .is_some_and(|(ns, k)| missing_counts || source.exists(*ns, k))
+        })
+        .collect();
+    if calls.is_empty() {
         return;
     }
+    // The call holding own-text byte `pos` in its arguments (past its `{{`).
+    let call_at = |pos: u32| calls.iter().find(|s| s.own.start < pos && pos < s.own.end);
     let kept: FxHashSet<(i32, &str)> = expanded
         .links
         .iter()
         .map(|l| (l.ns, l.dbkey.as_str()))
         .chain(e.existence_links.iter().map(|(ns, k)| (*ns, k.as_str())))
         .collect();
-    let source = expander.source();
-    let from_dump_call = |pos: u32| {
-        e.segments.iter().any(|s| {
-            s.call
-                && s.own.start <= pos
-                && pos < s.own.end
-                && s.template
-                    .as_ref()
-                    .is_some_and(|(ns, k)| source.exists(*ns, k))
-        })
-    };
     own.links.retain(|l| {
-        !l.in_template || kept.contains(&(l.ns, l.dbkey.as_str())) || !from_dump_call(l.start)
+        !l.in_template || kept.contains(&(l.ns, l.dbkey.as_str())) || call_at(l.start).is_none()
+    });
+    let kept: FxHashSet<&str> = expanded
+        .categories
+        .iter()
+        .map(|c| c.dbkey.as_str())
+        .collect();
+    own.categories.retain(|c| {
+        !c.in_template || kept.contains(c.dbkey.as_str()) || call_at(c.start).is_none()
+    });
+    let kept: FxHashSet<(i32, &str)> = e
+        .templates
+        .iter()
+        .map(|(ns, k)| (*ns, k.as_str()))
+        .collect();
+    // A nested call is recorded at its own position, or at the page's call that led to
+    // it; the page's call itself stays.
+    own.templates.retain(|t| {
+        let inside = calls.iter().any(|s| {
+            s.own.start <= t.start
+                && t.start < s.own.end
+                && (s.own.start < t.start
+                    || s.template
+                        .as_ref()
+                        .is_some_and(|(ns, k)| (*ns, k.as_str()) != (t.ns, t.dbkey.as_str())))
+        });
+        t.direct || kept.contains(&(t.ns, t.dbkey.as_str())) || !inside
     });
 }
 

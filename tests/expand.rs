@@ -52,6 +52,10 @@ impl TemplateSource for Wiki {
     fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)> {
         self.redirects.get(&(ns, dbkey.to_string())).cloned()
     }
+
+    fn holds_templates(&self) -> bool {
+        self.pages.keys().any(|(ns, _)| *ns == 10)
+    }
 }
 
 pub(crate) fn load(dump: &Dump, codec: &TitleCodec, lang: &str) -> Wiki {

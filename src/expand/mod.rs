@@ -54,6 +54,10 @@ pub trait TemplateSource {
     fn page_of_id(&self, _id: u64) -> Option<(i32, String)> {
         None
     }
+    /// Whether the source holds any page of the Template namespace. A wiki that has
+    /// templates renders a call of a missing one as a red link without expanding its
+    /// arguments; an excerpt of articles without any template is read as written.
+    fn holds_templates(&self) -> bool;
 }
 
 /// MediaWiki's complexity limits (`$wgMaxTemplateDepth`, `$wgMaxPPExpandDepth`,

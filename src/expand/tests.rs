@@ -47,6 +47,10 @@ impl TemplateSource for Pages {
             _ => None,
         }
     }
+
+    fn holds_templates(&self) -> bool {
+        self.pages.keys().any(|(ns, _)| *ns == 10)
+    }
 }
 
 /// 2017-09-20 13:45:30 UTC, a Wednesday.

@@ -73,13 +73,18 @@ impl SourcesWriter {
 pub struct Sources {
     store: Store<SourcePage>,
     map: TitleMap,
+    /// Whether any source page is a template (see [`TemplateSource::holds_templates`]).
+    holds_templates: bool,
 }
 
 impl Sources {
     pub fn open(dir: &Path) -> Result<Sources, IndexError> {
+        let map = TitleMap::open_kind(&dir.join(files::SOURCES_MAP), kinds::SOURCES_MAP)?;
+        let templates = titles::key(10, "");
         Ok(Sources {
             store: Store::open(&dir.join(files::SOURCES), kinds::SOURCES)?,
-            map: TitleMap::open_kind(&dir.join(files::SOURCES_MAP), kinds::SOURCES_MAP)?,
+            holds_templates: !map.range_from(&templates, &templates, 1).is_empty(),
+            map,
         })
     }
 
@@ -156,5 +161,9 @@ impl TemplateSource for SourceLookup<'_> {
 
     fn page_of_id(&self, id: u64) -> Option<(i32, String)> {
         self.ids?.page_of(id)
+    }
+
+    fn holds_templates(&self) -> bool {
+        self.sources.holds_templates
     }
 }

@@ -104,6 +104,106 @@ pub(crate) fn trail_len(rest: &str, lang: &str) -> usize {
         .unwrap_or(rest.len())
 }
 
+/// HTML tags MediaWiki's sanitizer lets through (the others are escaped as text, and
+/// what looks like their attributes stays wikitext).
+const HTML_TAGS: &[&str] = &[
+    "abbr",
+    "b",
+    "bdi",
+    "bdo",
+    "big",
+    "blockquote",
+    "br",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "data",
+    "dd",
+    "del",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "font",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "ins",
+    "kbd",
+    "li",
+    "link",
+    "mark",
+    "meta",
+    "ol",
+    "p",
+    "pre",
+    "q",
+    "rb",
+    "rp",
+    "rt",
+    "rtc",
+    "ruby",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strike",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "td",
+    "th",
+    "time",
+    "tr",
+    "tt",
+    "u",
+    "ul",
+    "var",
+    "wbr",
+];
+
+/// The attribute parts of the opening HTML tags in `text`: from
+/// the tag name to its `>`, for a tag the sanitizer knows and that closes before the
+/// next `<` (one that does not is text). In order, not overlapping; linear.
+fn attribute_spans(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(p) = memchr::memchr(b'<', &b[at..]).map(|p| at + p) {
+        at = p + 1;
+        let name_len = b[at..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        let name = &text[at..at + name_len];
+        if name_len == 0
+            || !HTML_TAGS.iter().any(|t| t.eq_ignore_ascii_case(name))
+            || !b
+                .get(at + name_len)
+                .is_some_and(|c| c.is_ascii_whitespace() || *c == b'/' || *c == b'>')
+        {
+            continue;
+        }
+        let attrs = at + name_len;
+        let Some(close) = memchr::memchr2(b'>', b'<', &b[attrs..]).map(|q| attrs + q) else {
+            break;
+        };
+        if b[close] == b'>' {
+            out.push(attrs..close);
+            at = close + 1;
+        }
+    }
+    out
+}
+
 /// Scans `text` (a flat string or a slice of one starting at flat offset `base`).
 pub fn scan(
     text: &str,
@@ -122,6 +222,21 @@ pub fn scan(
     for s in starts {
         if pieces.last().is_none_or(|&p| s >= p + 2) {
             pieces.push(s);
+        }
+    }
+    // A "[[" inside an HTML tag's attributes is no link: MediaWiki's sanitizer encodes
+    // attribute values (`[` as `&#91;`) before links are read, so a template writing a
+    // link into `style="…"` (a missing one's red link) leaves text, not a link.
+    if !pieces.is_empty() {
+        let spans = attribute_spans(text);
+        if !spans.is_empty() {
+            let mut j = 0;
+            pieces.retain(|&p| {
+                while j < spans.len() && spans[j].end <= p - 2 {
+                    j += 1;
+                }
+                spans.get(j).is_none_or(|r| r.start > p - 2)
+            });
         }
     }
     let piece_end = |k: usize| -> usize { pieces.get(k + 1).map(|&n| n - 2).unwrap_or(text.len()) };
@@ -273,6 +388,22 @@ mod tests {
         assert_eq!(
             targets("[[File:X.jpg|thumb|unclosed [[B]] text"),
             ["File:X.jpg", "B"]
+        );
+    }
+
+    #[test]
+    fn no_link_inside_an_html_attribute() {
+        // Reflist on a wiki without Template:Column-width: the red link lands in `style`.
+        let reflist = r#"<div class="reflist" style="[[:Template:Column-width]]; list-style-type: decimal;">[[Kept]]</div>"#;
+        assert_eq!(targets(reflist), ["Kept"]);
+        // Unknown tags and tags left open are text: their "attributes" hold links.
+        assert_eq!(
+            targets("<foo a=\"[[A]]\"> <span title=\"[[B]]\" [[C]]"),
+            ["A", "B", "C"]
+        );
+        assert_eq!(
+            targets("<span title=\"x\">[[D]]</span><br/>[[E]]"),
+            ["D", "E"]
         );
     }
 
