@@ -12,6 +12,7 @@ mod doc_examples;
 mod dump_offsets;
 mod dumps;
 mod expand;
+mod expand_cs1;
 mod expand_mw;
 mod faults;
 mod fn_length;

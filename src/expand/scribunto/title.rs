@@ -259,6 +259,9 @@ mod tests {
         fn redirect(&self, ns: i32, dbkey: &str) -> Option<(i32, String)> {
             self.0.redirect(ns, dbkey)
         }
+        fn holds_templates(&self) -> bool {
+            self.0.holds_templates()
+        }
         fn page_id(&self, ns: i32, dbkey: &str) -> Option<u64> {
             let k = (ns, dbkey.to_string());
             self.1.iter().position(|p| *p == k).map(|n| 10 + n as u64)
