@@ -14,6 +14,7 @@ mod dumps;
 mod expand;
 mod expand_mw;
 mod faults;
+mod file_length;
 mod fn_length;
 mod formats;
 mod frontier;
