@@ -10,6 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::fn_length::section;
 use super::layers::files_with;
 
 /// The longest a source file may be, in lines.
@@ -18,11 +19,7 @@ const MAX_LINES: usize = 1000;
 /// The files ARCHITECTURE.md allows to be long: lines of the form
 /// ``- `src/file.rs` — why`` under the heading "## Long files".
 fn allowed(doc: &str) -> BTreeSet<String> {
-    let section = doc
-        .split("\n## ")
-        .find(|s| s.starts_with("Long files"))
-        .expect("ARCHITECTURE.md has a \"## Long files\" section");
-    section
+    section(doc, "Long files")
         .lines()
         .filter_map(|l| Some(l.strip_prefix("- `")?.split('`').next()?.to_string()))
         .collect()
