@@ -77,11 +77,7 @@ fn functions(rel: &str, code: &str) -> Vec<Function> {
 /// The functions ARCHITECTURE.md allows to be long: lines of the form
 /// ``- `src/file.rs` `name` — why`` under the heading "## Long functions".
 fn allowed(doc: &str) -> BTreeSet<String> {
-    let section = doc
-        .split("\n## ")
-        .find(|s| s.starts_with("Long functions"))
-        .expect("ARCHITECTURE.md has a \"## Long functions\" section");
-    section
+    section(doc, "Long functions")
         .lines()
         .filter_map(|l| {
             let mut parts = l.strip_prefix("- `")?.split('`');
@@ -90,6 +86,13 @@ fn allowed(doc: &str) -> BTreeSet<String> {
             Some(format!("{file} {name}"))
         })
         .collect()
+}
+
+/// The text of ARCHITECTURE.md's section `## {heading}`, up to the next `## ` heading.
+pub(crate) fn section<'d>(doc: &'d str, heading: &str) -> &'d str {
+    doc.split("\n## ")
+        .find(|s| s.starts_with(heading))
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has a \"## {heading}\" section"))
 }
 
 #[test]

@@ -221,6 +221,11 @@ fn named_modules(code: &str) -> Vec<(usize, String)> {
 }
 
 pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_with(dir, &["rs"], out);
+}
+
+/// Every file under `dir` whose extension is one of `extensions`, in path order.
+pub(crate) fn files_with(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .expect("read src/")
         .map(|e| e.expect("directory entry").path())
@@ -228,8 +233,11 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            files_with(&path, extensions, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+        {
             out.push(path);
         }
     }

@@ -15,6 +15,7 @@ mod expand;
 mod expand_cs1;
 mod expand_mw;
 mod faults;
+mod file_length;
 mod fn_length;
 mod formats;
 mod frontier;
