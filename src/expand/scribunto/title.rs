@@ -271,9 +271,6 @@ mod tests {
                 .get(usize::try_from(id).ok()?.checked_sub(10)?)
                 .cloned()
         }
-        fn holds_templates(&self) -> bool {
-            self.0.holds_templates()
-        }
     }
 
     const T: &str = r#"
