@@ -130,7 +130,16 @@ fn drop_discarded_links(
         return;
     }
     // The call holding own-text byte `pos` in its arguments (past its `{{`).
-    let call_at = |pos: u32| calls.iter().find(|s| s.own.start < pos && pos < s.own.end);
+    // The page's calls do not overlap and come in text order: the one that could hold
+    // `pos` is the last starting at or before it (a binary search, not a walk per link).
+    let last_from = |pos: u32| {
+        calls
+            .partition_point(|s| s.own.start <= pos)
+            .checked_sub(1)
+            .map(|k| calls[k])
+            .filter(|s| pos < s.own.end)
+    };
+    let call_at = |pos: u32| last_from(pos).filter(|s| s.own.start < pos);
     let kept: FxHashSet<(i32, &str)> = expanded
         .links
         .iter()
@@ -156,13 +165,11 @@ fn drop_discarded_links(
     // A nested call is recorded at its own position, or at the page's call that led to
     // it; the page's call itself stays.
     own.templates.retain(|t| {
-        let inside = calls.iter().any(|s| {
-            s.own.start <= t.start
-                && t.start < s.own.end
-                && (s.own.start < t.start
-                    || s.template
-                        .as_ref()
-                        .is_some_and(|(ns, k)| (*ns, k.as_str()) != (t.ns, t.dbkey.as_str())))
+        let inside = last_from(t.start).is_some_and(|s| {
+            s.own.start < t.start
+                || s.template
+                    .as_ref()
+                    .is_some_and(|(ns, k)| (*ns, k.as_str()) != (t.ns, t.dbkey.as_str()))
         });
         t.direct || kept.contains(&(t.ns, t.dbkey.as_str())) || !inside
     });

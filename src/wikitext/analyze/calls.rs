@@ -33,6 +33,15 @@ impl Walker<'_> {
         }
         let kind = call_kind(self.src, call);
         let mut infobox = None;
+        // What `templatelinks` records of this call, once its target is known.
+        let use_of = |ns, dbkey| TemplateUse {
+            ns,
+            dbkey,
+            direct: !scope.in_template,
+            start: call.span.start,
+            end: call.span.end,
+            origin: None,
+        };
         match &kind {
             Some(CallKind::Template(name)) => {
                 let name = name.trim();
@@ -53,26 +62,12 @@ impl Walker<'_> {
                     {
                         infobox = Some((t.dbkey.clone(), false));
                     }
-                    self.out.templates.push(TemplateUse {
-                        ns: t.ns,
-                        dbkey: t.dbkey,
-                        direct: !scope.in_template,
-                        start: call.span.start,
-                        end: call.span.end,
-                        origin: None,
-                    });
+                    self.out.templates.push(use_of(t.ns, t.dbkey));
                 }
             }
             Some(CallKind::Invoke(module)) => {
                 if let Ok(t) = self.codec.parse(module, NS_MODULE) {
-                    self.out.templates.push(TemplateUse {
-                        ns: t.ns,
-                        dbkey: t.dbkey,
-                        direct: !scope.in_template,
-                        start: call.span.start,
-                        end: call.span.end,
-                        origin: None,
-                    });
+                    self.out.templates.push(use_of(t.ns, t.dbkey));
                 }
             }
             Some(CallKind::Function(f))
