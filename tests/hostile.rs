@@ -275,7 +275,8 @@ fn hostile_templates_and_modules_are_bounded_and_recorded() {
 /// CommonTests has `unpack({}, 0, 2^31 - 1)`: it killed the build with SIGSEGV), the
 /// pattern matcher's recursion, 200 levels of `gsub` callbacks, metamethods,
 /// `__tostring`, `pcall` and coroutines (Lua's own bound, but deep enough to overrun a
-/// 2 MiB worker thread), work inside C functions the instruction count does not see, and
+/// 2 MiB worker thread), work inside C functions the instruction count does not see (the
+/// pattern matcher's backtracking among it), and
 /// `#invoke` re-entered through `frame:preprocess`. Each function ends in an error that
 /// reports what the attack got back, so each page has its script error.
 const CRASH_MODULE: &str = r#"local p = {}
@@ -326,6 +327,15 @@ function p.sort()
   local t = {}
   for i = 1, 100 do t[i] = i % 7 end
   report(pcall(table.sort, t, function() return true end))
+end
+function p.backtrack()
+  report(pcall(string.find, string.rep('a', 5000), string.rep('a-', 20) .. 'b'))
+end
+function p.backtrackgsub()
+  return (('a'):rep(5000):gsub(('a*'):rep(12) .. 'b', ''))
+end
+function p.backtrackgmatch()
+  for _ in ('a'):rep(3000):gmatch(('(a-)'):rep(16) .. '$b') do end
 end
 function p.reenter(frame) return frame:preprocess('{{#invoke:Crash|reenter}}') end
 return p
@@ -384,6 +394,23 @@ const CRASH_CASES: &[(&str, &str, &str)] = &[
         "invalid order function for sorting",
     ),
     ("Lua reentered invoke", "reenter", ""),
+    // Backtracking inside C's matcher, charged to the budget before C runs it (the
+    // budget's end passes through `pcall`, as for a loop).
+    (
+        "Lua pattern backtracking",
+        "backtrack",
+        "the time allocated for running scripts has expired",
+    ),
+    (
+        "Lua gsub backtracking",
+        "backtrackgsub",
+        "the time allocated for running scripts has expired",
+    ),
+    (
+        "Lua gmatch backtracking",
+        "backtrackgmatch",
+        "the time allocated for running scripts has expired",
+    ),
 ];
 
 #[test]

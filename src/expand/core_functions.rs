@@ -381,38 +381,7 @@ fn number_at(s: &str) -> Option<usize> {
 /// One number grouped: digits as written, or, with an exponent, the value as ICU's
 /// decimal format writes it (at most three fraction digits).
 fn format_one(n: &str, group: &str, point: &str, out: &mut String) {
-    let owned;
-    let plain = if n.contains(['e', 'E']) {
-        let v: f64 = n.parse().unwrap_or(0.0);
-        owned = if v.fract() == 0.0 && v.abs() < 1e21 {
-            format!("{v:.0}")
-        } else {
-            let s = format!("{v:.3}");
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        };
-        owned.as_str()
-    } else {
-        n
-    };
-    let (sign, body) = match plain.strip_prefix('-') {
-        Some(b) => ("-", b),
-        None => ("", plain),
-    };
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (body, None),
-    };
-    out.push_str(sign);
-    for (k, c) in int.chars().enumerate() {
-        if k > 0 && (int.len() - k).is_multiple_of(3) {
-            out.push_str(group);
-        }
-        out.push(c);
-    }
-    if let Some(f) = frac {
-        out.push_str(point);
-        out.push_str(f);
-    }
+    out.push_str(&super::locale::group_by_three(n, group, point));
 }
 
 fn parse_formatted_number(text: &str, lang: &str) -> f64 {

@@ -17,6 +17,7 @@ mod core_functions;
 mod expander;
 mod expr;
 mod frame;
+mod locale;
 mod messages;
 mod parser_functions;
 mod php;

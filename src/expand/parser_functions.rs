@@ -12,7 +12,7 @@ use regex::Regex;
 use super::core_functions::php_intval;
 use super::expander::{FnCall, State};
 use super::php::{loose_eq, php_trim};
-use super::{expr, time};
+use super::{expr, locale, time};
 use crate::title::{NS_MAIN, NS_MEDIA, NS_SPECIAL, decode_char_references};
 
 /// `<tag class="… error …">` as `#iferror` recognises errors.
@@ -78,17 +78,9 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
                     "Error: #time only supports years up to 9999.",
                 ),
                 Ok(dt) => {
-                    // A language other than the content language's: English names (the
-                    // only other language wikiwit has without a messages file for it).
                     let lang = fc.arg(st, 2);
-                    let lang = lang.trim();
-                    let english = super::messages::Messages::default();
-                    let names = if lang.is_empty() || lang == fc.config().lang {
-                        &*fc.config().messages
-                    } else {
-                        &english
-                    };
-                    time::format(&fc.first, dt, names)
+                    let (names, numbers) = locale::date_names(lang.trim(), fc.config());
+                    time::format_in(&fc.first, dt, names, Some(numbers))
                 }
                 Err(time::DateError::Invalid) => {
                     message_error(fc, "pfunc_time_error", "Error: Invalid time.")

@@ -4,6 +4,7 @@
 
 use time::{Date, OffsetDateTime};
 
+use super::locale::NumberFormat;
 use super::messages::Messages;
 
 pub(crate) const MONTHS: [&str; 12] = [
@@ -161,9 +162,22 @@ fn roman(mut n: i64) -> String {
 /// `xg` (genitive month), `xr` (Roman numerals), `xn`/`xN` (raw digits), `\` escapes and
 /// `"quoted"` literals. Month and weekday names are `names`' (the content language's).
 pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
+    format_in(fmt, dt, names, None)
+}
+
+/// [`format`] in a language that writes its numbers with its own digits (`numbers`:
+/// `formatNumNoSeparators`, as `sprintfDate` applies it to every number except after
+/// `xn` or inside an `xN` pair).
+pub(crate) fn format_in(
+    fmt: &str,
+    dt: OffsetDateTime,
+    names: &Messages,
+    numbers: Option<&NumberFormat>,
+) -> String {
     let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
     let mut roman_next = false;
+    let (mut raw_next, mut raw_toggle) = (false, false);
     let mut i = 0;
     let (iso_year, iso_week, _) = dt.to_iso_week_date();
     while i < chars.len() {
@@ -185,7 +199,14 @@ pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
                 out.push('x');
                 None
             }
-            "xn" | "xN" => None,
+            "xn" => {
+                raw_next = true;
+                None
+            }
+            "xN" => {
+                raw_toggle = !raw_toggle;
+                None
+            }
             "xr" => {
                 roman_next = true;
                 None
@@ -310,11 +331,17 @@ pub fn format(fmt: &str, dt: OffsetDateTime, names: &Messages) -> String {
             }
         };
         if let Some((n, width)) = num {
-            if roman_next {
+            let digits = format!("{n:0width$}");
+            if raw_next || raw_toggle {
+                out.push_str(&digits);
+                raw_next = false;
+            } else if roman_next {
                 out.push_str(&roman(n));
                 roman_next = false;
+            } else if let (Some(f), true) = (numbers, n >= 0) {
+                out.push_str(&f.date_digits(&digits));
             } else {
-                out.push_str(&format!("{n:0width$}"));
+                out.push_str(&digits);
             }
         }
     }

@@ -99,6 +99,28 @@ local function newFrame(fid)
 	function frame:argumentPairs()
 		return pairs(args)
 	end
+	-- Scribunto's argument check for the frame's calls into the parser: keys strings
+	-- or numbers, values strings or numbers (booleans as '1' or ''); anything else an
+	-- error, never its `tostring` (a table's address would make the page differ from
+	-- run to run). `level`: where the error points (3: the method's caller).
+	local function checkArgs(what, t, level)
+		local out = {}
+		for k, v in pairs(t) do
+			local tp = type(k)
+			if tp ~= 'string' and tp ~= 'number' then
+				error(what .. ': arg keys must be strings or numbers, ' .. tp .. ' given', level)
+			end
+			tp = type(v)
+			if tp == 'boolean' then
+				out[k] = v and '1' or ''
+			elseif tp == 'string' or tp == 'number' then
+				out[k] = tostring(v)
+			else
+				error(what .. ': invalid type ' .. tp .. " for arg '" .. k .. "'", level)
+			end
+		end
+		return out
+	end
 	local function stringArgs(t, what)
 		local out = {}
 		if t == nil then
@@ -107,20 +129,19 @@ local function newFrame(fid)
 		if type(t) ~= 'table' then
 			error(what .. ': args must be a table', 3)
 		end
-		for k, v in pairs(t) do
-			local tk = type(k)
-			if tk ~= 'string' and tk ~= 'number' then
-				error(what .. ': invalid type ' .. tk .. ' for arg key', 3)
-			end
-			local tv = type(v)
-			if tv ~= 'string' and tv ~= 'number' then
-				if tv == 'boolean' or tv == 'table' or tv == 'function' then
-					error(what .. ': invalid type ' .. tv .. ' for arg \'' .. tostring(k) .. '\'', 3)
-				end
-			end
-			out[#out + 1] = { tostring(k), tostring(v) }
+		for k, v in pairs(checkArgs(what, t, 4)) do
+			out[#out + 1] = { tostring(k), v }
 		end
 		return out
+	end
+	-- A tag or function name: a string or a number.
+	local function checkName(what, name, kind)
+		if name == nil then
+			error(what .. ': a function name is required', 3)
+		elseif type(name) ~= 'string' and type(name) ~= 'number' then
+			error(what .. ': ' .. kind .. ' must be a string or number', 3)
+		end
+		return tostring(name)
 	end
 	function frame:expandTemplate(opt)
 		if type(opt) ~= 'table' then
@@ -148,19 +169,17 @@ local function newFrame(fid)
 		end
 		return host('preprocess', fid, tostring(opt))
 	end
-	function frame:callParserFunction(name, ...)
-		local args
+	function frame:callParserFunction(name, args, ...)
 		if type(name) == 'table' then
 			name, args = name.name, name.args
-		else
-			args = ...
 			if type(args) ~= 'table' then
-				args = { ... }
+				args = { args }
 			end
+		elseif type(args) ~= 'table' then
+			args = { args, ... }
 		end
-		if type(args) ~= 'table' then
-			args = { args }
-		end
+		name = checkName('frame:callParserFunction', name, 'function name')
+		args = checkArgs('frame:callParserFunction', args, 3)
 		local list = {}
 		for k, v in pairs(args) do
 			list[#list + 1] = { k, v }
@@ -196,15 +215,26 @@ local function newFrame(fid)
 		if type(name) == 'table' then
 			name, content, targs = name.name, name.content, name.args
 		end
-		local args = { content or '' }
-		if type(targs) == 'table' then
-			for k, v in pairs(targs) do
-				args[k .. ''] = v
-			end
-		elseif type(targs) == 'string' then
-			args[2] = targs
+		name = checkName('frame:extensionTag', name, 'tag name')
+		if content == nil then
+			content = ''
+		elseif type(content) == 'string' or type(content) == 'number' then
+			content = tostring(content)
+		else
+			error('frame:extensionTag: content must be a string or number', 2)
 		end
-		local a = { tostring(name), args[1] }
+		local args = { content }
+		if type(targs) == 'table' then
+			-- Positional arguments are no attributes: `#tag` reads named ones only.
+			for k, v in pairs(checkArgs('frame:extensionTag', targs, 3)) do
+				if type(k) == 'string' then
+					args[k] = v
+				end
+			end
+		elseif targs ~= nil and type(targs) ~= 'string' and type(targs) ~= 'number' then
+			error('frame:extensionTag: args must be a string, number, or table', 2)
+		end
+		local a = { name, args[1] }
 		local keys = {}
 		for k in pairs(args) do
 			if type(k) == 'string' then

@@ -115,20 +115,21 @@ function Lang:caseFold(s)
 end
 function Lang:formatNum(n, opts)
 	checkLang(self)
-	if type(n) == 'number' then
-		if n ~= n then
-			error("bad argument #1 to 'formatNum' (NaN)", 0)
-		elseif n == math.huge or n == -math.huge then
-			error("bad argument #1 to 'formatNum' (infinite)", 0)
+	local noCommafy = false
+	if opts ~= nil then
+		if type(opts) ~= 'table' then
+			error("bad argument #2 to 'formatNum' (table expected, got " .. type(opts) .. ')', 0)
 		end
+		-- PHP's `!empty()`: false, '', '0' and 0 do not count.
+		local v = opts.noCommafy
+		noCommafy = v ~= nil and v ~= false and v ~= '' and v ~= '0' and v ~= 0
 	end
-	local r = host('callParserFunction', 0, 'formatnum',
-		{ tostring(n), (type(opts) == 'table' and opts.noCommafy) and 'NOSEP' or nil })
-	return r
+	return call('formatNum', self.code, n, noCommafy)
 end
 function Lang:parseFormattedNumber(s)
 	checkLang(self)
-	return tonumber((tostring(s):gsub(',', '')))
+	local r = call('parseFormattedNumber', self.code, s)
+	return r and tonumber(r)
 end
 function Lang:formatDate(format, timestamp, localTime)
 	checkLang(self)
@@ -153,9 +154,9 @@ function Lang:convertPlural(n, ...)
 	return call('plural', self.code, n, forms)
 end
 Lang.plural = Lang.convertPlural
-function Lang:convertGrammar(word)
+function Lang:convertGrammar(word, case)
 	checkLang(self)
-	return word
+	return call('convertGrammar', self.code, word, case)
 end
 -- `grammar(case, word)`: `convertGrammar`'s arguments the other way round.
 function Lang:grammar(case, word)
@@ -211,9 +212,9 @@ function Lang:getDurationIntervals(seconds, chosen)
 	end
 	return out
 end
-function Lang:formatDuration(s)
+function Lang:formatDuration(seconds, chosen)
 	checkLang(self)
-	return tostring(s) .. ' seconds'
+	return call('formatDuration', self.code, seconds, chosen)
 end
 mw.language = {}
 local content = newLang(site.lang)

@@ -5,7 +5,7 @@
 
 use mlua::{Lua, MultiValue, Value};
 
-use super::super::messages::Messages;
+use super::super::locale;
 use super::super::time::{self, DateError};
 use super::host::{Ctx, Op, fail, one, string};
 use super::language_data as data;
@@ -19,6 +19,10 @@ pub(super) const OPS: &[(&str, Op)] = &[
     ("getFallbacksFor", fallbacks_for),
     ("isRTL", is_rtl),
     ("plural", plural),
+    ("formatNum", format_num),
+    ("parseFormattedNumber", parse_formatted_number),
+    ("formatDuration", format_duration),
+    ("convertGrammar", convert_grammar),
 ];
 
 /// Lua's name of a value's type, for "bad argument" messages.
@@ -63,11 +67,7 @@ fn fetch_language_name(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<
             Err(m) => return fail(lua, m),
         },
     };
-    let names = data::names(in_language.as_deref(), "all");
-    let name = names
-        .binary_search_by(|(c, _)| c.cmp(&code.as_str()))
-        .map_or("", |i| names[i].1);
-    string(lua, name)
+    string(lua, data::name(&code, in_language.as_deref()))
 }
 
 /// `fetchLanguageNames(inLanguage, include)`: a table of code → name.
@@ -171,19 +171,107 @@ fn format_date(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiVa
             );
         }
     };
-    let code = match a.first() {
+    let (names, numbers) = locale::date_names(&code_of(a), config);
+    string(lua, &time::format_in(&format, dt, names, Some(numbers)))
+}
+
+/// The language code every operation receives first.
+fn code_of(a: &[Value]) -> String {
+    match a.first() {
         Some(Value::String(s)) => s.to_string_lossy().to_string(),
         _ => String::new(),
+    }
+}
+
+/// Argument `i` (0-based, after the code) of `name` as a number, with Scribunto's
+/// type error.
+fn number_arg(a: &[Value], i: usize, name: &str) -> Result<f64, String> {
+    match a.get(i + 1).unwrap_or(&Value::Nil) {
+        Value::Integer(n) => Ok(*n as f64),
+        Value::Number(x) => Ok(*x),
+        v => Err(format!(
+            "bad argument #{} to '{name}' (number expected, got {})",
+            i + 1,
+            lua_type(v)
+        )),
+    }
+}
+
+/// `formatNum(code, n, noCommafy)`: `n` as the language writes it (PHP receives the
+/// number and turns it into a string as Lua's `tostring` does, but for the exponent's
+/// spelling, which the formatter reads either way).
+fn format_num(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let n = match number_arg(a, 0, "formatNum") {
+        Ok(n) => n,
+        Err(m) => return fail(lua, m),
     };
-    // Names in the content language, English for any other (wikiwit has no other
-    // language's messages), as `{{#time}}` does.
-    let english = Messages::default();
-    let names = if code == config.lang {
-        &*config.messages
-    } else {
-        &english
+    if n.is_nan() {
+        return fail(lua, "bad argument #1 to 'formatNum' (NaN)".into());
+    }
+    if n.is_infinite() {
+        return fail(lua, "bad argument #1 to 'formatNum' (infinite)".into());
+    }
+    let no_commafy = matches!(a.get(2), Some(Value::Boolean(true)));
+    let text = super::ustring::lua_number(n);
+    string(
+        lua,
+        &locale::locale(&code_of(a))
+            .number
+            .format(&text, !no_commafy),
+    )
+}
+
+/// `parseFormattedNumber(code, s)`: the text of the number `s` writes in the language,
+/// nil for anything but a string or number (Scribunto: like `tonumber`, no error).
+fn parse_formatted_number(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let text = match a.get(1) {
+        Some(Value::String(s)) => s.to_string_lossy().to_string(),
+        Some(Value::Integer(n)) => n.to_string(),
+        Some(Value::Number(x)) => super::ustring::lua_number(*x),
+        _ => return one(Value::Nil),
     };
-    string(lua, &time::format(&format, dt, names))
+    string(lua, &locale::locale(&code_of(a)).number.parse(&text))
+}
+
+/// `formatDuration(code, seconds, intervals)`: the duration in the language's words.
+fn format_duration(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let seconds = match number_arg(a, 0, "formatDuration") {
+        Ok(n) => n,
+        Err(m) => return fail(lua, m),
+    };
+    let chosen: Vec<String> = match a.get(2) {
+        None | Some(Value::Nil) => Vec::new(),
+        Some(Value::Table(t)) => t
+            .clone()
+            .pairs::<Value, Value>()
+            .filter_map(|kv| kv.ok().map(|(_, v)| super::host::value_string(&v)))
+            .collect(),
+        Some(v) => {
+            let m = format!(
+                "bad argument #2 to 'formatDuration' (table expected, got {})",
+                lua_type(v)
+            );
+            return fail(lua, m);
+        }
+    };
+    let chosen: Vec<&str> = chosen.iter().map(String::as_str).collect();
+    let code = code_of(a);
+    string(
+        lua,
+        &locale::locale(&code).format_duration(&code, seconds, &chosen),
+    )
+}
+
+/// `convertGrammar(code, word, case)`: the word in the grammatical case.
+fn convert_grammar(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let args = &a[1.min(a.len())..];
+    match (
+        str_arg(args, 0, "convertGrammar", None),
+        str_arg(args, 1, "convertGrammar", None),
+    ) {
+        (Ok(word), Ok(case)) => string(lua, &locale::convert_grammar(&code_of(a), &word, &case)),
+        (Err(m), _) | (_, Err(m)) => fail(lua, m),
+    }
 }
 
 /// `plural(code, n, forms)`: the form `n` takes in the language `code`
@@ -247,6 +335,31 @@ function p.names()
         try(mw.language.fetchLanguageName, nil),
         mw.language.new('pl'):plural(22, { 'a', 'b', 'c' }) .. mw.language.new('pl'):convertPlural(5, 'a', 'b', 'c') }, '|')
 end
+function p.languages()
+    local out = {}
+    local function add(...)
+        for i = 1, select('#', ...) do
+            out[#out + 1] = tostring((select(i, ...)))
+        end
+    end
+    add(mw.language.fetchLanguageName('en', 'ru'), mw.language.fetchLanguageNames('de').ru)
+    for _, code in ipairs({ 'en', 'kaa', 'fa' }) do
+        local l = mw.language.new(code)
+        add(l:formatNum(123456.78901), l:formatNum(123456.78901, { noCommafy = true }),
+            l:formatDate('Y-F-d H:i:s', '20140305123456'), l:formatDuration(86461),
+            l:formatDuration(86461, { 'hours', 'minutes' }))
+    end
+    local ru = mw.language.new('ru')
+    add(ru:convertGrammar('**ия', 'genitive'), ru:grammar('genitive', '**ия'))
+    local en = mw.language.new('en')
+    add(pcall(en.formatNum, en, '12'))
+    add(pcall(en.formatDuration, en, 60, 'hours'))
+    add(pcall(ru.convertGrammar, ru, nil, 'genitive'))
+    local fa = mw.language.new('fa')
+    add(fa:parseFormattedNumber(fa:formatNum(-1234.5)), en:parseFormattedNumber({}),
+        en:parseFormattedNumber('x'))
+    return table.concat(out, '|')
+end
 return p
 "#;
 
@@ -261,6 +374,27 @@ return p
              err:mw.language:formatDate() only supports years up to 9999|\
              err:bad argument #2 to 'formatDate' (string expected, got number)|\
              err:language code '[[bogus]]' is invalid"
+        );
+    }
+
+    /// Languages other than English, as MediaWiki 1.39 with the CLDR extension answers
+    /// (Scribunto's LanguageLibraryTests' expectations, and its argument checks).
+    #[test]
+    fn names_numbers_dates_durations_and_grammar_per_language() {
+        let e = run(&[("Module:L", MODULE)], "{{#invoke:L|languages}}");
+        assert_eq!(
+            e.text,
+            "английский|Russisch|\
+             123,456.78901|123456.78901|2014-March-05 12:34:56|\
+             1 day, 1 minute and 1 second|24 hours and 1 minute|\
+             123\u{a0}456,78901|123456.78901|2014-Mart-05 12:34:56|\
+             1 kún, 1 minut hám 1 sekund|24 saat hám 1 minut|\
+             ۱۲۳٬۴۵۶٫۷۸۹۰۱|۱۲۳۴۵۶.۷۸۹۰۱|۲۰۱۴-مارس-۰۵ ۱۲:۳۴:۵۶|\
+             ۱ روز، ۱ دقیقه و ۱ ثانیه|۲۴ ساعت و ۱ دقیقه|**ии|**ии|\
+             false|bad argument #1 to 'formatNum' (number expected, got string)|\
+             false|bad argument #2 to 'formatDuration' (table expected, got string)|\
+             false|bad argument #1 to 'convertGrammar' (string expected, got nil)|\
+             -1234.5|nil|nil"
         );
     }
 

@@ -3,11 +3,13 @@
 //! A message's text is, as MediaWiki's message cache finds it, the dump's
 //! `MediaWiki:Key` page (`MediaWiki:Key/lang` in another language) unless the module
 //! turned the database off, then the recorded messages file when it is in that language.
-//! MediaWiki's own i18n files are not in a dump, so a message found in neither does not
-//! exist (`⧼key⧽`).
+//! MediaWiki's own i18n files are not in a dump: of them wikiwit has the few English core
+//! messages a module asks for (`mainpage`, separators; `data/messages_en.tsv`), what
+//! MediaWiki's fallback to English finds; a message found nowhere does not exist (`⧼key⧽`).
 
 use mlua::{Lua, MultiValue, Table, Value};
 
+use super::super::locale::unescape;
 use super::super::php::htmlspecialchars;
 use super::host::{Ctx, Op, arg_str, err, one, string};
 use crate::title::ucfirst;
@@ -71,10 +73,28 @@ fn lookup(cx: &Ctx<'_, '_>, key: &str, lang: &str, use_db: bool) -> Option<Strin
     } else {
         file.lang.as_str()
     };
-    if lang != file_lang {
-        return None;
-    }
-    file.messages.get(&lcfirst(key)).cloned()
+    let recorded = if lang == file_lang {
+        file.messages.get(&lcfirst(key)).cloned()
+    } else {
+        None
+    };
+    // MediaWiki falls back along the language chain to its own English messages.
+    recorded.or_else(|| core_english(&lcfirst(key)))
+}
+
+/// MediaWiki's own English text of `key`, for the few core messages of
+/// `data/messages_en.tsv` (`tools/language-names/record-core-messages.py`).
+fn core_english(key: &str) -> Option<String> {
+    static TABLE: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        include_str!("../data/messages_en.tsv")
+            .lines()
+            .filter_map(|line| line.split_once('\t'))
+            .map(|(k, text)| (k, unescape(text)))
+            .collect()
+    });
+    let i = table.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
+    Some(table[i].1.clone())
 }
 
 /// MediaWiki's message keys start with a lower-case letter.
@@ -199,6 +219,11 @@ function p.forms()
         tostring(mw.message.new('dash'):isBlank()),
     }, '|')
 end
+function p.core()
+    return table.concat({ tostring(mw.message.new('mainpage'):exists()),
+        mw.message.new('mainpage'):plain(), mw.message.new('and'):useDatabase(false):plain(),
+        mw.message.new('Comma-separator'):plain() }, '|')
+end
 function p.bad()
     local ok1, e1 = pcall(mw.message.newRawMessage, 'x', {1}, 2)
     local ok2, e2 = pcall(mw.message.newRawMessage, 'x', true)
@@ -207,6 +232,14 @@ function p.bad()
 end
 return p
 "#;
+
+    /// MediaWiki's own English messages, which no dump holds (Scribunto's
+    /// MessageLibraryTests asks `exists('mainpage')`).
+    #[test]
+    fn core_messages_exist_without_a_page() {
+        let e = crate::expand::tests::run(&[("Module:Msg", MSG)], "{{#invoke:Msg|core}}");
+        assert_eq!(e.text, "true|Main Page| and|, ");
+    }
 
     #[test]
     fn messages_take_parameters_in_every_form() {

@@ -31,6 +31,7 @@ mod language_data;
 mod message;
 mod mw;
 mod pattern;
+mod pattern_cost;
 mod sandbox;
 mod site;
 mod text;

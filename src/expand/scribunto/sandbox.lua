@@ -158,11 +158,15 @@ end
 -- Lua 5.1's pattern matcher recurses in C once per quantifier or capture of the pattern,
 -- with no bound of its own: a long enough pattern of `a?a?a?…` overruns the C stack.
 -- Patterns with more such items than any real module uses are refused. Scanning a long
--- subject is charged like the string functions above.
+-- subject is charged like the string functions above, and the matcher's backtracking by
+-- the steps it will take (counted in Rust by the same algorithm, up to the budget left).
 do
 	local MAX_ITEMS = 10000
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
-	local function check(s, p, plain)
+	local patternCost = iface.patternCost
+	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
+	-- backtracking will cost (charged before C runs it: `iface.patternCost`).
+	local function check(s, p, plain, what, init, n)
 		if type(p) == 'string' and #p > MAX_ITEMS and not plain then
 			local _, items = gsub(p, '[%?%*%+%-%(]', '')
 			if items > MAX_ITEMS then
@@ -172,21 +176,24 @@ do
 		if type(s) == 'string' and #s > FREE_BYTES then
 			charge(#s / 16)
 		end
+		if type(s) == 'string' and type(p) == 'string' and not plain then
+			patternCost(s, p, what, tonumber(init), tonumber(n))
+		end
 	end
 	function string.find(s, p, init, plain)
-		check(s, p, plain)
+		check(s, p, plain, 'find', init)
 		return find(s, p, init, plain)
 	end
 	function string.match(s, p, init)
-		check(s, p)
+		check(s, p, false, 'find', init)
 		return match(s, p, init)
 	end
 	function string.gmatch(s, p)
-		check(s, p)
+		check(s, p, false, 'gmatch')
 		return gmatch(s, p)
 	end
 	function string.gsub(s, p, r, n)
-		check(s, p)
+		check(s, p, false, 'gsub', nil, n)
 		return gsub(s, p, r, n)
 	end
 end

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, VmState};
 
 use super::super::Limits;
+use super::pattern_cost::{self, Mode};
 
 /// VM instructions between two checks of the budget.
 const HOOK_INTERVAL: u32 = 1000;
@@ -39,7 +40,8 @@ pub(super) fn new_state() -> mlua::Result<Lua> {
 /// `iface.expired`: whether the page's instruction budget ran out; `iface.charge(n)`:
 /// adds `n` instructions to the count for work done inside C functions, which runs no VM
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
-/// pattern functions go through); `iface.memoryLimit`: the heap limit in bytes, so that
+/// pattern functions go through); `iface.patternCost`: charges what Lua's pattern
+/// matcher will spend on a call (its backtracking); `iface.memoryLimit`: the heap limit in bytes, so that
 /// a result that could never fit fails before it is built.
 pub(super) fn register(
     lua: &Lua,
@@ -57,7 +59,58 @@ pub(super) fn register(
         "charge",
         lua.create_function(move |_, n: f64| charge(&b, n))?,
     )?;
+    let b = budget.clone();
+    iface.set(
+        "patternCost",
+        lua.create_function(move |_, a: PatternCall| charge_pattern(&b, &a))?,
+    )?;
     iface.set("memoryLimit", limits.lua_memory as f64)
+}
+
+/// `iface.patternCost(s, p, what, init, n)`: a call of Lua's own pattern matcher about to
+/// be made (`what`: `find` for `find`/`match`, `gmatch`, `gsub`).
+type PatternCall = (
+    mlua::LuaString,
+    mlua::LuaString,
+    String,
+    Option<f64>,
+    Option<f64>,
+);
+
+/// Steps of Lua's matcher a call takes free (an ordinary call costs what the
+/// instructions that make it cost), and steps per instruction beyond them.
+const FREE_STEPS: u64 = 1024;
+const STEPS_PER_INSTRUCTION: u64 = 4;
+
+/// Charges the steps the matcher will take on a call ([`pattern_cost`]) before C runs
+/// it, counting no further than the budget left: past it, the budget's error.
+fn charge_pattern(b: &Budget, (s, p, what, init, n): &PatternCall) -> mlua::Result<()> {
+    if b.limit.get() == 0 {
+        return Ok(());
+    }
+    let (s, p) = (s.as_bytes(), p.as_bytes());
+    let len = s.len() as f64;
+    // `posrelat(init) - 1` clamped to the subject, as `str_find_aux` reads `init`.
+    let init = init.map_or(0.0, |i| {
+        let i = i.trunc();
+        if i < 0.0 { len + i } else { i - 1.0 }
+    });
+    let init = init.clamp(0.0, len) as usize;
+    let mode = match what.as_str() {
+        "gmatch" => Mode::All,
+        "gsub" => Mode::Replace(n.map_or(s.len() + 1, |n| n.trunc().max(0.0) as usize)),
+        _ => Mode::First,
+    };
+    let left = b.limit.get().saturating_sub(b.used.get());
+    let limit = FREE_STEPS.saturating_add(left.saturating_mul(STEPS_PER_INSTRUCTION));
+    let steps = pattern_cost::steps(&s, &p, init, mode, limit);
+    if steps > FREE_STEPS {
+        charge(
+            b,
+            (steps - FREE_STEPS).div_ceil(STEPS_PER_INSTRUCTION) as f64,
+        )?;
+    }
+    Ok(())
 }
 
 /// Adds `n` instructions to the count; past the limit, the error of the hook. Before

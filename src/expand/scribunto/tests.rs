@@ -203,6 +203,53 @@ return p
     );
 }
 
+/// The frame's calls into the parser check their arguments with Scribunto's messages: a
+/// table or function argument is an error, not its address in the page (which made the
+/// page's text differ from run to run: the fuzzer's `frame:extensionTag(nil, _G, '')`).
+#[test]
+fn frame_calls_check_their_arguments_as_scribunto() {
+    let m = r#"
+local p = {}
+local function e(f, ...)
+    local ok, m = pcall(f, ...)
+    return tostring(ok) .. ':' .. tostring(m)
+end
+function p.f(frame)
+    return table.concat({
+        e(frame.extensionTag, frame, nil, _G, ''),
+        e(frame.extensionTag, frame, 'ref', _G),
+        e(frame.extensionTag, frame, tostring, 'x'),
+        e(frame.extensionTag, frame, 'ref', 'x', true),
+        e(frame.extensionTag, frame, 'ref', 'x', { name = {} }),
+        e(frame.extensionTag, frame, {}, 'x'),
+        e(frame.callParserFunction, frame, '#if', { 'x', {} }),
+        e(frame.callParserFunction, frame, nil),
+        e(frame.callParserFunction, frame, '#if', { [true] = 'x' }),
+        e(frame.expandTemplate, frame, { title = 'T', args = { x = tostring } }),
+        frame:extensionTag('ref', 12, { name = 'n', 'positional' }),
+        frame:callParserFunction('#if', true, 'yes', 'no'),
+    }, '\n')
+end
+return p
+"#;
+    let e = run_mods(&[module("F", m)], &[], "{{#invoke:F|f}}");
+    assert_eq!(
+        e.text,
+        "false:frame:extensionTag: a function name is required
+false:frame:extensionTag: content must be a string or number
+false:frame:extensionTag: tag name must be a string or number
+false:frame:extensionTag: args must be a string, number, or table
+false:frame:extensionTag: invalid type table for arg 'name'
+false:frame:extensionTag: a function name is required
+false:frame:callParserFunction: invalid type table for arg '2'
+false:frame:callParserFunction: a function name is required
+false:frame:callParserFunction: arg keys must be strings or numbers, boolean given
+false:frame:expandTemplate: invalid type function for arg 'x'
+<ref name=\"n\">12</ref>
+yes"
+    );
+}
+
 #[test]
 fn wikibase_is_absent() {
     let mods = [module(

@@ -6,3 +6,9 @@
 
 $wgServer = '//en.wikipedia.org';
 $wgCanonicalServer = 'https://en.wikipedia.org';
+
+# Wikimedia runs the CLDR extension: language names in every language
+# (`mw.language.fetchLanguageName('fr', 'en')` is `French`; without it CS1 finds no
+# language for `language=French`). tools/mediawiki/setup extracts its REL1_39 into the
+# wiki's directory (CLDR_GIT: a clone of wikimedia/mediawiki-extensions-cldr).
+wfLoadExtension( 'cldr', __DIR__ . '/cldr/extension.json' );

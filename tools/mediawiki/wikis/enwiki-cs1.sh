@@ -11,6 +11,9 @@ now=20240619000000
 port=8140
 dir=/tmp/wikiwit-mw-en
 fixtures=tests/data/expand-cs1
+# setup extracts this branch of the CLDR extension (from the git directory CLDR_GIT) into
+# DIR/cldr, which wikis/enwiki-cs1.php loads.
+cldr=refs/heads/REL1_39
 # record-expansions: the first 4 distinct calls of each template or module, then the
 # calls that exercise a parameter, date format, link or markup the template's calls so
 # far have not (twice), up to 4 + 2 × √(its calls) per template (cite web: 90 of 1,862).
