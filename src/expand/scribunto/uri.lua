@@ -63,12 +63,14 @@ local function query(q)
 	return q
 end
 uri.buildQueryString = query
+-- As the title's own URL methods: the page name as MediaWiki writes it, and its
+-- fragment in full and canonical URLs.
 local function url(kind, page, q)
-	local fields = host('title', tostring(page), 0)
-	if not fields then
+	local t = mw.title.new(tostring(page))
+	if not t then
 		return nil
 	end
-	return host('url', kind, fields.prefixedText, query(q))
+	return t[kind .. 'Url'](t, q)
 end
 function uri.localUrl(page, q)
 	return url('local', page, q)
