@@ -236,3 +236,73 @@ fn site_namespace_names_and_interwiki_filters() {
     ];
     assert_eq!(got, want);
 }
+
+/// The page's URLs are URL objects; written back, a parsed query is re-encoded in its
+/// own order. The tests' wiki is `https://en.wikipedia.org`.
+#[test]
+fn uri_urls_are_objects_with_the_page_name() {
+    let got = answers(
+        r#"
+        tostring(mw.uri.localUrl('help:a b', { x = 1 }))
+        tostring(mw.uri.fullUrl('Main Page#Sec 1'))
+        tostring(mw.uri.canonicalUrl('Talk:x', 'action=raw'))
+        tostring(mw.uri.localUrl('Main Page#Sec'))
+        mw.uri.localUrl('[[')
+        mw.uri.localUrl(5)
+        type(mw.uri.fullUrl('X'))
+        "#,
+    );
+    let want = [
+        r#""/w/index.php?title=Help%3AA_b&x=1""#,
+        r#""//en.wikipedia.org/wiki/Main_Page#Sec_1""#,
+        r#""https://en.wikipedia.org/w/index.php?title=Talk%3AX&action=raw""#,
+        r#""/wiki/Main_Page""#,
+        "nil",
+        "ERR bad argument #1 to 'localurl' (string expected, got number)",
+        r#""table""#,
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn uri_new_parses_into_parts_and_writes_them_back() {
+    let got = answers(
+        r#"
+        mw.uri.new('http://u:p@h.example:81/a?x=1&y&x=2#f').authority
+        mw.uri.new('http://u:p@h.example:81/a?x=1&y&x=2#f').queryString
+        mw.uri.new('http://u:p@h.example:81/a?x=1&y&x=2#f').query.x[2]
+        mw.uri.new('http://u:p@h.example:81/a?x=1&y&x=2#f').port
+        mw.uri.new('//[2001:db8::]:80').host
+        tostring(mw.uri.new('http:?q=1'))
+        tostring(mw.uri.new('/w/index.php?'))
+        tostring(mw.uri.new('http://h/p'):extend({ a = 'b c' }))
+        mw.uri.new('http://h:x/')
+        mw.uri.parseQueryString('?a=1+2&b=%41').a
+        mw.uri.parseQueryString('?a=1+2&b=%41').b
+        "#,
+    );
+    let want = [
+        r#""u:p@h.example:81""#,
+        r#""x=1&x=2&y""#,
+        r#""2""#,
+        "81",
+        r#""[2001:db8::]""#,
+        r#""http:?q=1""#,
+        r#""/w/index.php?""#,
+        r#""http://h/p?a=b+c""#,
+        "ERR Invalid port number in string",
+        r#""1 2""#,
+        r#""A""#,
+    ];
+    assert_eq!(got, want);
+}
+
+/// `$wgCanonicalServer` takes the scheme of the dump's `<base>`.
+#[test]
+fn canonical_server_follows_the_dumps_base() {
+    let mut site = crate::siteinfo::SiteInfo::synthesized("en");
+    site.base = "http://wiki.local/wiki/Main_Page".to_string();
+    let cfg = crate::expand::ExpandConfig::from_site(&site, 0);
+    assert_eq!(cfg.server, "//wiki.local");
+    assert_eq!(cfg.canonical_server, "http://wiki.local");
+}
