@@ -283,6 +283,61 @@ function uriMeta.__tostring(o)
 	end
 	return out .. o.relativePath
 end
+-- Whether the parts make a URL: (true, '') or (false, the problems joined by '; ').
+function uri.validate(o)
+	checkType('validate', 1, o, 'table')
+	local problems = {}
+	local function check(key, ok, message)
+		if o[key] ~= nil and not ok then
+			problems[#problems + 1] = message or ('invalid .' .. key)
+		end
+	end
+	local function typed(key, want)
+		local t = type(o[key])
+		if o[key] ~= nil and t ~= want then
+			problems[#problems + 1] = string.format('.%s must be a %s, not %s', key, want, t)
+			return false
+		end
+		return o[key] ~= nil
+	end
+	if typed('protocol', 'string') then
+		check('protocol', o.protocol:match('^[^:/?#]+$'))
+	end
+	for _, key in ipairs({ 'user', 'password' }) do
+		if typed(key, 'string') then
+			check(key, o[key]:match('^[^:@/?#]*$'))
+		end
+	end
+	if typed('host', 'string') then
+		check('host', o.host:match('^[^:/?#]*$') or o.host:match('^%[[^/?#%[%]@]+%]$'))
+	end
+	local port = o.port
+	if port ~= nil and (type(port) ~= 'number' or port % 1 ~= 0) then
+		problems[#problems + 1] = '.port must be an integer, not ' .. type(port)
+	elseif port ~= nil then
+		check('port', port >= 1 and port <= 65535)
+	end
+	local authority = o.user or o.password or o.host or o.port
+	local path = o.path
+	if path == nil then
+		problems[#problems + 1] = 'missing .path'
+	elseif typed('path', 'string') then
+		local fine
+		if authority then
+			fine = path == '' or path:match('^/[^?#]*$')
+		else
+			-- Without an authority a path must not look like one (`//`), nor, without a
+			-- protocol, like a protocol (`a:b`).
+			fine = path == '' or path == '/' or path:match('^/[^?#/][^?#]*$')
+				or (o.protocol and path:match('^[^?#/][^?#]*$'))
+				or (not o.protocol and (path:match('^[^?#/:]+$') or path:match('^[^?#/:]+/[^?#]*$')))
+		end
+		check('path', fine)
+	end
+	typed('query', 'table')
+	typed('fragment', 'string')
+	return #problems == 0, concat(problems, '; ')
+end
 function methods.parse(o, s)
 	checkType('uri:parse', 1, s, 'string')
 	local protocol, authority, rest = s:match('^([^:/?#]+)://([^/?#]*)(.*)$')
@@ -297,6 +352,10 @@ function methods.parse(o, s)
 		error('Invalid port number in string', 2)
 	end
 	parsed.relativePath = rest or s
+	local ok, problems = uri.validate(parsed)
+	if not ok then
+		error(problems, 2)
+	end
 	-- Only the parts the string has replace the object's.
 	for _, k in ipairs(PARTS) do
 		local v = rawget(parsed, k)
@@ -339,9 +398,6 @@ function uri.new(s)
 		return o
 	end
 	checkType('new', 1, s, 'string or table or nil')
-end
-function uri.validate()
-	return true
 end
 -- As the title's own URL methods (the page name as MediaWiki writes it, the fragment
 -- in full and canonical URLs), as a URL object.
