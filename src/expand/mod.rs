@@ -131,6 +131,10 @@ pub struct ExpandConfig {
     pub sitename: String,
     /// `{{SERVER}}`, as Wikimedia sets it: protocol-relative (`//ltg.wikipedia.org`).
     pub server: String,
+    /// `$wgCanonicalServer`: the server with the scheme of the dump's `<base>`
+    /// (`https://ltg.wikipedia.org`), for canonical URLs.
+    #[serde(default)]
+    pub canonical_server: String,
     /// `{{SCRIPTPATH}}` (`/w`).
     pub script_path: String,
     /// Article path with `$1` for the title (`/wiki/$1`).
@@ -158,6 +162,12 @@ impl ExpandConfig {
                 String::new()
             } else {
                 format!("//{host}")
+            },
+            canonical_server: if host.is_empty() {
+                String::new()
+            } else {
+                let scheme = site.base.split_once("://").map_or("https", |(s, _)| s);
+                format!("{scheme}://{host}")
             },
             script_path: "/w".to_string(),
             article_path: "/wiki/$1".to_string(),

@@ -1,227 +1,260 @@
 -- mw.html: building HTML as Scribunto's HtmlBuilder serializes it.
 -- Pure Lua; nothing from Rust.
--- Written for wikiwit from the Scribunto Lua reference manual (not derived from
--- Scribunto's code).
+-- Written for wikiwit from the Scribunto Lua reference manual and the behaviour of
+-- MediaWiki 1.39 (not derived from Scribunto's code).
 -- Called with (iface, site, lib).
-local type, error, select, setmetatable, getmetatable =
-	type, error, select, setmetatable, getmetatable
+local _, _, lib = ...
+local type, error, pcall, setmetatable, tostring = type, error, pcall, setmetatable, tostring
 local concat = table.concat
+local checkType, checkTypeMulti = lib.libraryUtil.checkType, lib.libraryUtil.checkTypeMulti
 local mw = mw
 
-local HtmlBuilder = {}
-HtmlBuilder.__index = HtmlBuilder
-local SELF_CLOSING = {
-	area = true, base = true, br = true, col = true, command = true, embed = true,
-	hr = true, img = true, input = true, keygen = true, link = true, meta = true,
-	param = true, source = true, track = true, wbr = true,
-}
-local function esc(s)
-	return (s:gsub('[&<>"]', { ['&'] = '&amp;', ['<'] = '&lt;', ['>'] = '&gt;', ['"'] = '&quot;' }))
+local Builder = {}
+Builder.__index = Builder
+
+-- Void elements: serialized as `<br />`, and refusing children.
+local VOID = {}
+for name in ('area base br col command embed hr img input keygen link meta param source track wbr')
+	:gmatch('%S+') do
+	VOID[name] = true
 end
-local function new(tagName, args, parent)
+
+-- Strip markers survive attribute escaping (their quotes stay quotes), so a marker put
+-- into an attribute is still replaced when the page is unstripped.
+local MARKER_ENDS = { "\127'\"`UNIQ-", "-QINU`\"'\127" }
+local ESCAPES = { ['&'] = '&amp;', ['<'] = '&lt;', ['>'] = '&gt;', ['"'] = '&quot;' }
+local RESTORE = {}
+for i, raw in ipairs(MARKER_ENDS) do
+	local escaped = raw:gsub('[&<>"]', ESCAPES)
+	RESTORE[i] = { escaped:gsub('%p', '%%%0'), (raw:gsub('%%', '%%%%')) }
+end
+local function escapeAttr(v)
+	local s = tostring(v):gsub('[&<>"]', ESCAPES)
+	for _, r in ipairs(RESTORE) do
+		s = s:gsub(r[1], r[2])
+	end
+	return s
+end
+
+-- A CSS name or value from `css()`: code points outside printable ASCII, `:` and `;`
+-- become CSS escapes (`\3A `), so one declaration cannot start another.
+local function cssEscape(v)
+	local s = tostring(v)
+	local gsub = s:find('[\128-\255]') and mw.ustring.gsub or string.gsub
+	return (gsub(s, '[^\32-\57\60-\127]', function(c)
+		return string.format('\\%X ', mw.ustring.codepoint(c))
+	end))
+end
+
+-- `level` is the error level of an invalid tag name, as seen from the function that
+-- created the builder.
+local function newBuilder(tagName, args, level)
+	if tagName ~= nil and tagName ~= '' and not tagName:match('^[a-zA-Z0-9]+$') then
+		error(string.format("invalid tag name '%s'", tagName), level + 1)
+	end
 	args = args or {}
-	local b = setmetatable({
-		nodes = {}, attributes = {}, styles = {}, tagName = tagName, parent = parent,
-		selfClosing = tagName ~= nil and (SELF_CLOSING[tagName] or args.selfClosing) or false,
-	}, HtmlBuilder)
+	if tagName == '' then
+		tagName = nil
+	end
+	return setmetatable({
+		nodes = {},
+		attributes = {},
+		styles = {},
+		tagName = tagName,
+		parent = args.parent,
+		selfClosing = (tagName ~= nil and VOID[tagName]) or args.selfClosing or false,
+	}, Builder)
+end
+
+-- Adds a child; `level` is the error level as seen from the public method.
+local function append(b, child, level)
+	if b.selfClosing then
+		error("self-closing tags can't have child nodes", level + 1)
+	end
+	if child then
+		b.nodes[#b.nodes + 1] = child
+	end
 	return b
 end
-HtmlBuilder.__tostring = function(b)
-	return b:_build({})
-end
-function HtmlBuilder:_build(out)
-	local buf = {}
-	if self.tagName then
-		buf[#buf + 1] = '<' .. self.tagName
+
+function Builder:_build(out)
+	local name = self.tagName
+	if name then
+		out[#out + 1] = '<' .. name
 		for _, a in ipairs(self.attributes) do
-			buf[#buf + 1] = ' ' .. a.name .. '="' .. esc(a.val) .. '"'
+			out[#out + 1] = ' ' .. a.name .. '="' .. escapeAttr(a.val) .. '"'
 		end
 		if #self.styles > 0 then
-			local css = {}
-			for _, st in ipairs(self.styles) do
-				if type(st) == 'string' then
-					css[#css + 1] = st
+			local decls = {}
+			for i, st in ipairs(self.styles) do
+				if type(st) == 'table' then
+					decls[i] = escapeAttr(cssEscape(st.name) .. ':' .. cssEscape(st.val))
 				else
-					css[#css + 1] = st.name .. ':' .. st.val
+					decls[i] = escapeAttr(st)
 				end
 			end
-			-- Joined, not terminated: Scribunto writes `a:1;b:2`.
-			buf[#buf + 1] = ' style="' .. esc(concat(css, ';')) .. '"'
+			-- Joined, not terminated: `a:1;b:2`.
+			out[#out + 1] = ' style="' .. concat(decls, ';') .. '"'
 		end
 		if self.selfClosing then
-			buf[#buf + 1] = ' />'
-		else
-			buf[#buf + 1] = '>'
+			out[#out + 1] = ' />'
+			return
 		end
+		out[#out + 1] = '>'
 	end
 	for _, n in ipairs(self.nodes) do
 		if type(n) == 'table' then
-			buf[#buf + 1] = tostring(n)
+			n:_build(out)
 		else
-			buf[#buf + 1] = n
+			out[#out + 1] = tostring(n)
 		end
 	end
-	if self.tagName and not self.selfClosing then
-		buf[#buf + 1] = '</' .. self.tagName .. '>'
+	if name then
+		out[#out + 1] = '</' .. name .. '>'
 	end
-	return concat(buf)
 end
-function HtmlBuilder:node(b)
-	if b ~= nil then
-		if type(b) == 'table' and getmetatable(b) == HtmlBuilder then
-			b.parent = self
-		end
-		self.nodes[#self.nodes + 1] = b
-	end
-	return self
+Builder.__tostring = function(b)
+	local out = {}
+	b:_build(out)
+	return concat(out)
 end
-function HtmlBuilder:wikitext(...)
-	for i = 1, select('#', ...) do
-		local w = select(i, ...)
-		if w == nil then
-			break
-		end
-		local t = type(w)
-		if t ~= 'string' and t ~= 'number' then
-			error(string.format("bad argument #%d to 'wikitext' (string or number expected, got %s)", i, t), 2)
-		end
-		self.nodes[#self.nodes + 1] = tostring(w)
+
+-- A node given to `node` keeps its own parent: `done()` on it does not lead here.
+function Builder:node(child)
+	return append(self, child, 2)
+end
+function Builder:wikitext(...)
+	for i, w in ipairs({ ... }) do
+		checkTypeMulti('wikitext', i, w, { 'string', 'number' })
+		append(self, w, 2)
 	end
 	return self
 end
-function HtmlBuilder:newline()
-	self.nodes[#self.nodes + 1] = '\n'
-	return self
+function Builder:newline()
+	return self:wikitext('\n')
 end
-function HtmlBuilder:tag(tagName, args)
-	local child = new(tagName, args, self)
-	self.nodes[#self.nodes + 1] = child
+function Builder:tag(tagName, args)
+	checkType('tag', 1, tagName, 'string')
+	checkType('tag', 2, args, 'table', true)
+	args = args or {}
+	args.parent = self
+	local child = newBuilder(tagName, args, 2)
+	self:node(child)
 	return child
 end
-function HtmlBuilder:getAttr(name)
-	for _, a in ipairs(self.attributes) do
+local function findAttr(b, name)
+	for i, a in ipairs(b.attributes) do
 		if a.name == name then
-			return a.val
+			return a, i
 		end
 	end
 end
-function HtmlBuilder:attr(name, val)
+function Builder:getAttr(name)
+	checkType('getAttr', 1, name, 'string')
+	local a = findAttr(self, name)
+	return a and a.val
+end
+
+-- Sets each pair of a table through `set`; any failure is reported as the table's.
+local function setAll(b, set, t, val, method, what)
+	if val ~= nil then
+		error(string.format("bad argument #2 to '%s' (if argument #1 is a table, argument #2 must be left empty)",
+			method), 3)
+	end
+	local ok = pcall(function()
+		for k, v in pairs(t) do
+			set(b, k, v)
+		end
+	end)
+	if not ok then
+		error(string.format("bad argument #1 to '%s' (%s)", method, what), 3)
+	end
+	return b
+end
+function Builder:attr(name, val)
 	if type(name) == 'table' then
-		if val ~= nil then
-			error("bad argument #2 to 'attr' (if argument #1 is a table, argument #2 must be left empty)", 2)
-		end
-		local keys = {}
-		for k in pairs(name) do
-			keys[#keys + 1] = k
-		end
-		for _, k in ipairs(keys) do
-			self:attr(k, name[k])
-		end
-		return self
+		return setAll(self, Builder.attr, name, val, 'attr',
+			'table keys must be strings, and values must be strings or numbers')
 	end
-	if type(name) ~= 'string' and type(name) ~= 'number' then
-		error("bad argument #1 to 'attr' (string or number expected, got " .. type(name) .. ')', 2)
-	end
-	name = tostring(name)
-	if val ~= nil and type(val) ~= 'string' and type(val) ~= 'number' then
-		error("bad argument #2 to 'attr' (string, number or nil expected, got " .. type(val) .. ')', 2)
-	end
+	checkType('attr', 1, name, 'string')
+	checkTypeMulti('attr', 2, val, { 'string', 'number', 'nil' })
+	-- An explicit style attribute replaces whatever css() and cssText() added.
 	if name == 'style' then
 		self.styles = { val }
 		return self
 	end
-	for i, a in ipairs(self.attributes) do
-		if a.name == name then
-			if val == nil then
-				table.remove(self.attributes, i)
-			else
-				a.val = tostring(val)
-			end
-			return self
-		end
+	if not name:match('^[a-zA-Z_:][a-zA-Z0-9_.:-]*$') then
+		error(string.format("bad argument #1 to 'attr' (invalid attribute name '%s')", name), 2)
 	end
-	if val ~= nil then
-		self.attributes[#self.attributes + 1] = { name = name, val = tostring(val) }
+	local a, i = findAttr(self, name)
+	if a == nil then
+		if val ~= nil then
+			self.attributes[#self.attributes + 1] = { name = name, val = val }
+		end
+	elseif val == nil then
+		table.remove(self.attributes, i)
+	else
+		a.val = val
 	end
 	return self
 end
-function HtmlBuilder:addClass(class)
-	if class == nil then
-		return self
-	end
-	if type(class) ~= 'string' and type(class) ~= 'number' then
-		error("bad argument #1 to 'addClass' (string, number or nil expected, got " .. type(class) .. ')', 2)
-	end
-	local classes = {}
-	local existing = self:getAttr('class')
-	if existing then
-		for c in existing:gmatch('%S+') do
-			classes[#classes + 1] = c
+-- Classes are appended as given, duplicates included.
+function Builder:addClass(class)
+	checkTypeMulti('addClass', 1, class, { 'string', 'number', 'nil' })
+	if class ~= nil then
+		local a = findAttr(self, 'class')
+		if a then
+			a.val = a.val .. ' ' .. class
+		else
+			self:attr('class', class)
 		end
 	end
-	for c in tostring(class):gmatch('%S+') do
-		local found = false
-		for _, e in ipairs(classes) do
-			if e == c then
-				found = true
-			end
-		end
-		if not found then
-			classes[#classes + 1] = c
-		end
-	end
-	return self:attr('class', concat(classes, ' '))
+	return self
 end
-function HtmlBuilder:css(name, val)
+function Builder:css(name, val)
 	if type(name) == 'table' then
-		for k, v in pairs(name) do
-			self:css(k, v)
-		end
-		return self
+		return setAll(self, Builder.css, name, val, 'css',
+			'table keys and values must be strings or numbers')
 	end
-	if type(name) ~= 'string' and type(name) ~= 'number' then
-		error("bad argument #1 to 'css' (string or number expected, got " .. type(name) .. ')', 2)
-	end
-	name = tostring(name)
+	checkTypeMulti('css', 1, name, { 'string', 'number' })
+	checkTypeMulti('css', 2, val, { 'string', 'number', 'nil' })
 	for i, st in ipairs(self.styles) do
 		if type(st) == 'table' and st.name == name then
 			if val == nil then
 				table.remove(self.styles, i)
 			else
-				st.val = tostring(val)
+				st.val = val
 			end
 			return self
 		end
 	end
 	if val ~= nil then
-		self.styles[#self.styles + 1] = { name = name, val = tostring(val) }
+		self.styles[#self.styles + 1] = { name = name, val = val }
 	end
 	return self
 end
-function HtmlBuilder:cssText(css)
+-- Kept as written (no CSS escaping), a trailing `;` too.
+function Builder:cssText(css)
+	checkTypeMulti('cssText', 1, css, { 'string', 'number', 'nil' })
 	if css ~= nil then
-		-- Kept as written, a trailing `;` too: styles are joined with `;`.
-		css = tostring(css)
-		if css ~= '' then
-			self.styles[#self.styles + 1] = css
-		end
+		self.styles[#self.styles + 1] = css
 	end
 	return self
 end
-function HtmlBuilder:done()
+function Builder:done()
 	return self.parent or self
 end
-function HtmlBuilder:allDone()
+function Builder:allDone()
 	local b = self
 	while b.parent do
 		b = b.parent
 	end
 	return b
 end
+
 mw.html = {}
 function mw.html.create(tagName, args)
-	if tagName ~= nil and type(tagName) ~= 'string' then
-		error("bad argument #1 to 'mw.html.create' (string or nil expected, got " .. type(tagName) .. ')', 2)
-	end
-	return new(tagName, args)
+	checkType('mw.html.create', 1, tagName, 'string', true)
+	checkType('mw.html.create', 2, args, 'table', true)
+	return newBuilder(tagName, args, 2)
 end

@@ -26,7 +26,7 @@ pub(super) const OPS: &[(&str, Op)] = &[
 ];
 
 /// Lua's name of a value's type, for "bad argument" messages.
-fn lua_type(v: &Value) -> &'static str {
+pub(super) fn lua_type(v: &Value) -> &'static str {
     match v {
         Value::Nil => "nil",
         Value::Boolean(_) => "boolean",

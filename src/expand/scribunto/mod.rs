@@ -353,3 +353,5 @@ pub(super) use frame::StringParts;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_libraries;

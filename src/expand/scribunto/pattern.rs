@@ -19,6 +19,9 @@ pub(crate) enum PatternError {
     TooManyCaptures,
     #[error("pattern too complex")]
     TooComplex,
+    /// Refused before matching, with Scribunto's message (see [`check`]).
+    #[error("{0}")]
+    Syntax(String),
 }
 
 /// Captures at most, as Lua's `LUA_MAXCAPTURES`.
@@ -492,6 +495,109 @@ pub(crate) fn is_plain(pattern: &[char]) -> bool {
     !pattern.iter().any(|c| "^$*+?.([%-".contains(*c))
 }
 
+/// Scribunto compiles a whole pattern before it matches anything, so a pattern with a
+/// syntax error fails even where Lua's matcher would never reach the error, and with
+/// its own messages (positions count characters from 1). This walk refuses what that
+/// compilation refuses.
+pub(crate) fn check(p: &[char]) -> Result<(), PatternError> {
+    let at = |what: &str, i: usize| {
+        Err(PatternError::Syntax(format!(
+            "{what} at pattern character {}",
+            i + 1
+        )))
+    };
+    // Captures so far (their number) and the opening positions of those still open.
+    let mut captures = 0usize;
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < p.len() {
+        let here = i;
+        let mut quantifiable = false;
+        match p[i] {
+            '(' => {
+                if i + 1 >= p.len() {
+                    return at("Unmatched open-paren", here);
+                }
+                captures += 1;
+                open.push((captures, here));
+            }
+            ')' => {
+                if open.pop().is_none() {
+                    return at("Unmatched close-paren", here);
+                }
+            }
+            '%' => {
+                i += 1;
+                let Some(&c) = p.get(i) else {
+                    return Err(PatternError::Malformed("ends with '%'"));
+                };
+                match c {
+                    'b' if i + 2 >= p.len() => {
+                        return Err(PatternError::Malformed("missing arguments to '%b'"));
+                    }
+                    'b' => i += 2,
+                    'f' => {
+                        if p.get(i + 1) != Some(&'[') {
+                            return at("missing '[' after %f in pattern", here);
+                        }
+                        i = set_end(p, i + 1)?;
+                    }
+                    '0'..='9' => {
+                        let n = c as usize - '0' as usize;
+                        if n == 0 || n > captures || open.iter().any(|&(k, _)| k == n) {
+                            return at(&format!("invalid capture index %{n}"), here);
+                        }
+                    }
+                    _ => quantifiable = true,
+                }
+            }
+            '[' => {
+                i = set_end(p, i)?;
+                quantifiable = true;
+            }
+            ']' => return at("Unmatched close-bracket", here),
+            '^' | '$' => {}
+            _ => quantifiable = true,
+        }
+        if quantifiable && matches!(p.get(i + 1), Some('*' | '+' | '?' | '-')) {
+            i += 1;
+        }
+        i += 1;
+    }
+    match open.first() {
+        Some(&(_, pos)) => at("Unclosed capture beginning", pos),
+        None => Ok(()),
+    }
+}
+
+/// The index of the `]` closing the set that opens at `start`: a `]` first in the set
+/// (after an optional `^`) is a member, and `%` escapes the next character.
+fn set_end(p: &[char], start: usize) -> Result<usize, PatternError> {
+    let mut i = start + 1;
+    if p.get(i) == Some(&'^') {
+        i += 1;
+    }
+    let first = i;
+    while i < p.len() && (i == first || p[i] != ']') {
+        if p[i] == '%' {
+            i += 1;
+            if i >= p.len() {
+                break;
+            }
+        } else if i + 2 < p.len() && p[i + 1] == '-' && p[i + 2] != ']' && p[i + 2] != '%' {
+            i += 2;
+        }
+        i += 1;
+    }
+    if i >= p.len() {
+        return Err(PatternError::Syntax(format!(
+            "Missing close-bracket for character set beginning at pattern character {}",
+            start + 1
+        )));
+    }
+    Ok(i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,6 +647,62 @@ mod tests {
                 Capture::Text(6, 11)
             ]
         );
+    }
+
+    fn refusal(p: &str) -> String {
+        check(&chars(p)).unwrap_err().to_string()
+    }
+
+    /// What MediaWiki 1.39's Scribunto answers for these patterns (positions count
+    /// characters, and the whole pattern is checked before matching).
+    #[test]
+    fn syntax_errors_read_as_scribunto_reports_them() {
+        assert_eq!(
+            refusal("x()[^]"),
+            "Missing close-bracket for character set beginning at pattern character 4"
+        );
+        assert_eq!(
+            refusal("é[a-%]"),
+            "Missing close-bracket for character set beginning at pattern character 2"
+        );
+        assert_eq!(
+            refusal("a]"),
+            "Unmatched close-bracket at pattern character 2"
+        );
+        assert_eq!(
+            refusal("(a))"),
+            "Unmatched close-paren at pattern character 4"
+        );
+        assert_eq!(
+            refusal("ab("),
+            "Unmatched open-paren at pattern character 3"
+        );
+        assert_eq!(
+            refusal("x(a(b)"),
+            "Unclosed capture beginning at pattern character 2"
+        );
+        assert_eq!(
+            refusal("(a)%2"),
+            "invalid capture index %2 at pattern character 4"
+        );
+        assert_eq!(
+            refusal("(a%1)"),
+            "invalid capture index %1 at pattern character 3"
+        );
+        assert_eq!(
+            refusal("%fa"),
+            "missing '[' after %f in pattern at pattern character 1"
+        );
+        assert_eq!(refusal("a%"), "malformed pattern (ends with '%')");
+        assert_eq!(
+            refusal("%b("),
+            "malformed pattern (missing arguments to '%b')"
+        );
+        for fine in [
+            "[]]", "[^]]", "%]", "(a)%1", "[a-z]*x", "%f[%w]", "()", "^$", "a-",
+        ] {
+            assert_eq!(check(&chars(fine)), Ok(()), "{fine}");
+        }
     }
 
     #[test]

@@ -18,10 +18,17 @@ local s = {
 		edits = site.stats.edits, users = site.stats.users, activeUsers = site.stats.activeUsers,
 		admins = site.stats.admins,
 	},
-	interwikiMap = function()
-		return {}
-	end,
 }
+-- A dump holds no interwiki table: every filter answers an empty map, after
+-- Scribunto's checks of the filter.
+function s.interwikiMap(filter)
+	if filter ~= nil and type(filter) ~= 'string' then
+		error(string.format("bad argument #1 to 'interwikiMap' (string expected, got %s)", type(filter)), 0)
+	elseif filter ~= nil and filter ~= 'local' and filter ~= '!local' then
+		error(string.format("bad argument #1 to 'interwikiMap' (unknown filter '%s')", filter), 0)
+	end
+	return {}
+end
 function s.stats.pagesInCategory()
 	return 0
 end
@@ -32,8 +39,11 @@ function s.stats.usersInGroup()
 	return 0
 end
 local namespaces, byName = {}, {}
+-- Names match case-insensitively, with any run of whitespace and underscores as one
+-- space and none at either end (MediaWiki's getNsIndex).
 local function norm(n)
-	return (ustring.lower(tostring(n)):gsub('[_ ]+', ' '))
+	local name = ustring.lower(tostring(n)):gsub('[%s_]+', ' ')
+	return (name:match('^ ?(.-) ?$'))
 end
 for _, n in ipairs(site.namespaces) do
 	local ns = {

@@ -83,7 +83,7 @@ fn html_builder_serializes_as_scribunto() {
     let mods = [module("Echo", ECHO)];
     assert_eq!(
         run_mods(&mods, &[], "{{#invoke:Echo|html}}").text,
-        "<div class=\"a b\" id=\"x&quot;y\" style=\"color:red;margin:0;\"><span>[[Link]] text</span><br />raw</div>"
+        "<div class=\"a b a\" id=\"x&quot;y\" style=\"color:red;margin:0;\"><span>[[Link]] text</span><br />raw</div>"
     );
 }
 

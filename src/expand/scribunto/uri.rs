@@ -27,9 +27,7 @@ fn url(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
     };
     let url = match kind.as_str() {
         "local" => local,
-        "canonical" if config.server.starts_with("//") => {
-            format!("https:{}{local}", config.server)
-        }
+        "canonical" => format!("{}{local}", config.canonical_server),
         _ => format!("{}{local}", config.server),
     };
     string(lua, &url)

@@ -5,8 +5,9 @@
 -- Called with (iface, site, lib): `iface.ustring` holds the Rust functions; sets
 -- `lib.ucheck`, the string-argument check other libraries share.
 local iface, _, lib = ...
-local type, error = type, error
+local type, error, select = type, error, select
 local u = iface.ustring
+local checkType = lib.libraryUtil.checkType
 local mw = mw
 
 local ustring = {}
@@ -22,66 +23,67 @@ local function ucheck(name, s)
 	end
 	return s
 end
-local function wrap(name, f)
-	return function(s, ...)
-		return f(ucheck(name, s), ...)
+-- The functions answer `(true, results...)` or `(false, message)`: Scribunto runs them
+-- in PHP, whose errors reach Lua as the bare message, without a position.
+local function answer(ok, ...)
+	if ok then
+		return ...
+	end
+	error((...), 0)
+end
+-- Scribunto counts the arguments in Lua before calling PHP.
+local function bind(name, least)
+	local f = u[name]
+	return function(...)
+		if select('#', ...) < least then
+			error('too few arguments to mw.ustring.' .. name, 2)
+		end
+		return answer(f(...))
 	end
 end
-ustring.len = wrap('len', u.len)
-ustring.sub = wrap('sub', u.sub)
-ustring.upper = wrap('upper', u.upper)
-ustring.lower = wrap('lower', u.lower)
+for _, name in ipairs({ 'len', 'sub', 'upper', 'lower', 'codepoint', 'isutf8', 'byteoffset',
+	'toNFC', 'toNFD', 'toNFKC', 'toNFKD' }) do
+	ustring[name] = bind(name, 1)
+end
+ustring.find = bind('find', 2)
+ustring.match = bind('match', 2)
+ustring.gsub = bind('gsub', 3)
+function ustring.char(...)
+	return answer(u.char(...))
+end
 ustring.uc = ustring.upper
 ustring.lc = ustring.lower
-ustring.codepoint = wrap('codepoint', u.codepoint)
-ustring.char = u.char
 ustring.byte = string.byte
 ustring.format = string.format
 ustring.rep = string.rep
-ustring.isutf8 = u.isutf8
-ustring.toNFC = wrap('toNFC', u.toNFC)
-ustring.toNFD = wrap('toNFD', u.toNFD)
-ustring.toNFKC = wrap('toNFKC', u.toNFKC)
-ustring.toNFKD = wrap('toNFKD', u.toNFKD)
-ustring.byteoffset = wrap('byteoffset', u.byteoffset)
-local function ucall(name, f, s, ...)
-	local r = { f(ucheck(name, s), ...) }
-	if r[1] == nil and r[2] ~= nil then
-		error(r[2], 3)
-	end
-	return unpack(r, 2, r[1])
-end
-function ustring.find(s, pattern, init, plain)
-	return ucall('find', u.find, s, tostring(pattern), init, plain)
-end
-function ustring.match(s, pattern, init)
-	return ucall('match', u.match, s, tostring(pattern), init)
-end
-function ustring.gsub(s, pattern, repl, n)
-	return ucall('gsub', u.gsub, s, tostring(pattern), repl, n)
-end
+-- Subject and pattern are checked once, when the iterator is made.
 function ustring.gmatch(s, pattern)
-	s = ucheck('gmatch', s)
-	pattern = tostring(pattern)
+	checkType('gmatch', 1, s, 'string')
+	checkType('gmatch', 2, pattern, 'string')
+	s, pattern = answer(u.gmatch_init(s, pattern))
 	local pos = 1
+	local function step(ok, ...)
+		if not ok then
+			error((...), 0)
+		elseif select('#', ...) == 0 then
+			pos = nil
+			return nil
+		end
+		pos = (...)
+		return select(2, ...)
+	end
 	return function()
 		if pos == nil then
 			return nil
 		end
-		local r = { u.gmatch(s, pattern, pos) }
-		if r[1] == nil then
-			if r[2] ~= nil then
-				error(r[2], 2)
-			end
-			pos = nil
-			return nil
-		end
-		pos = r[2]
-		return unpack(r, 3, r[1])
-	end
+		return step(u.gmatch(s, pattern, pos))
+	end, nil, nil
 end
 function ustring.gcodepoint(s, i, j)
-	local cps = { ustring.codepoint(s, i or 1, j or -1) }
+	checkType('gcodepoint', 1, s, 'string')
+	checkType('gcodepoint', 2, i, 'number', true)
+	checkType('gcodepoint', 3, j, 'number', true)
+	local cps = answer(u.gcodepoint_init(s, i, j or -1))
 	local k = 0
 	return function()
 		k = k + 1
