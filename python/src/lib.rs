@@ -725,7 +725,9 @@ fn build_shard<'py>(
         .detach(|| {
             wikiwit::indexer::build_shard(&opts, part, &wikiwit::indexer::NoProgress, &cancel)
         })
-        .map_err(|e| BuildError::new_err(format!("building shard {part} from {}: {e}", show(&dump))))?;
+        .map_err(|e| {
+            BuildError::new_err(format!("building shard {part} from {}: {e}", show(&dump)))
+        })?;
     py_value(py, &report.manifest)
 }
 
