@@ -5,17 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build, data, ok, python, stdout, tempdir, wikiwit};
-
-const TABLES: [&str; 7] = [
-    "pages",
-    "redirects",
-    "links",
-    "categories",
-    "templates",
-    "sections",
-    "text",
-];
+use crate::util::{TABLES, build, data, ok, python, stdout, tempdir, wikiwit};
 
 /// Exports every table both ways into `dir`; returns the text export's line counts.
 fn export_both(index: &Path, dir: &Path) -> Vec<usize> {

@@ -28,5 +28,6 @@ mod mcp;
 mod oracle;
 mod parquet;
 mod serve;
+mod shards;
 mod structure;
 mod text;

@@ -18,6 +18,17 @@ pub fn shared() -> PathBuf {
     dir
 }
 
+/// The tables `wikiwit export` writes.
+pub const TABLES: [&str; 7] = [
+    "pages",
+    "redirects",
+    "links",
+    "categories",
+    "templates",
+    "sections",
+    "text",
+];
+
 pub fn data(name: &str) -> PathBuf {
     shared().join("data").join(name)
 }

@@ -648,8 +648,36 @@ fn build<'py>(
     memory_budget: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = wikiwit::indexer::BuildOptions {
-        dump: dump.clone(),
+    let opts = build_options(
+        &dump,
+        index,
+        threads,
+        (text, pages_only, expand),
+        multistream_index,
+        memory_budget,
+    );
+    let progress = PyProgress {
+        callback: progress,
+        phase: Default::default(),
+    };
+    let cancel = AtomicBool::new(false);
+    let report = py
+        .detach(|| wikiwit::indexer::build(&opts, &progress, &cancel))
+        .map_err(|e| BuildError::new_err(format!("building from {}: {e}", show(&dump))))?;
+    py_value(py, &report.manifest)
+}
+
+/// The options `build` and `build_shard` take, as the CLI's defaults complete them.
+fn build_options(
+    dump: &Path,
+    index: PathBuf,
+    threads: usize,
+    (text, pages_only, expand): (bool, bool, bool),
+    multistream_index: Option<PathBuf>,
+    memory_budget: Option<u64>,
+) -> wikiwit::indexer::BuildOptions {
+    wikiwit::indexer::BuildOptions {
+        dump: dump.to_path_buf(),
         multistream_index,
         index_dir: Some(index),
         threads,
@@ -662,15 +690,69 @@ fn build<'py>(
         build_date: None,
         strict: false,
         messages: None,
-    };
-    let progress = PyProgress {
-        callback: progress,
-        phase: Default::default(),
+    }
+}
+
+/// Builds shard `k` of `n` of a multistream dump into `out` (`build --shard K/N`);
+/// returns the shard's manifest. What `merge` joins; Spark runs one per task.
+#[pyfunction]
+#[pyo3(signature = (dump, out, k, n, *, multistream_index = None, threads = 0, text = true, pages_only = false, expand = true, memory_budget = None))]
+#[allow(clippy::too_many_arguments)]
+fn build_shard<'py>(
+    py: Python<'py>,
+    dump: PathBuf,
+    out: PathBuf,
+    k: usize,
+    n: usize,
+    multistream_index: Option<PathBuf>,
+    threads: usize,
+    text: bool,
+    pages_only: bool,
+    expand: bool,
+    memory_budget: Option<u64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let part: wikiwit::indexer::Shard = format!("{k}/{n}").parse().map_err(BuildError::new_err)?;
+    let opts = build_options(
+        &dump,
+        out,
+        threads,
+        (text, pages_only, expand),
+        multistream_index,
+        memory_budget,
+    );
+    let cancel = AtomicBool::new(false);
+    let report = py
+        .detach(|| {
+            wikiwit::indexer::build_shard(&opts, part, &wikiwit::indexer::NoProgress, &cancel)
+        })
+        .map_err(|e| {
+            BuildError::new_err(format!("building shard {part} from {}: {e}", show(&dump)))
+        })?;
+    py_value(py, &report.manifest)
+}
+
+/// Joins all shards of one build into the index `index` (`wikiwit merge`); returns its
+/// manifest.
+#[pyfunction]
+#[pyo3(signature = (shards, index, *, threads = 0, memory_budget = None))]
+fn merge<'py>(
+    py: Python<'py>,
+    shards: Vec<PathBuf>,
+    index: PathBuf,
+    threads: usize,
+    memory_budget: Option<u64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = wikiwit::indexer::MergeOptions {
+        shards,
+        index_dir: index.clone(),
+        threads,
+        memory_budget,
+        tmp_dir: None,
     };
     let cancel = AtomicBool::new(false);
     let report = py
-        .detach(|| wikiwit::indexer::build(&opts, &progress, &cancel))
-        .map_err(|e| BuildError::new_err(format!("building from {}: {e}", show(&dump))))?;
+        .detach(|| wikiwit::indexer::merge(&opts, &wikiwit::indexer::NoProgress, &cancel))
+        .map_err(|e| BuildError::new_err(format!("merging shards into {}: {e}", show(&index))))?;
     py_value(py, &report.manifest)
 }
 
@@ -684,6 +766,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Index>()?;
     m.add_class::<PreparedAudit>()?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(build_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add("WikiwitError", py.get_type::<WikiwitError>())?;
     m.add("NotFoundError", py.get_type::<NotFoundError>())?;
     m.add("IndexDataError", py.get_type::<IndexDataError>())?;

@@ -8,7 +8,9 @@ from collections import Counter
 
 import pytest
 
-from conftest import REPO
+import subprocess
+
+from conftest import DATA, REPO, cli_binary
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -137,3 +139,28 @@ def test_the_spark_submit_job_audits_a_parquet_file_of_rows(rivers, tmp_path):
     )
     # spark-submit's Python runner merges the driver's stderr into its own stdout.
     assert p.returncode == 2 and "audit_job:" in p.stdout + p.stderr, p.stderr[-3000:]
+
+
+def test_spark_build_equals_the_one_machine_build(session, tmp_path):
+    """wikiwit.spark.build in local[2] on ltgwiki, cut into 3 shards: every data file of
+    the merged index equals the one-machine build's byte for byte, and so do the
+    exports."""
+    dump = DATA / "ltgwiki-2017-multistream.xml.bz2"
+    idx = DATA / "ltgwiki-2017-multistream-index.txt.bz2"
+    one = tmp_path / "one"
+    wikiwit.build(dump, one, multistream_index=idx)
+    merged = tmp_path / "spark"
+    m = wspark.build(dump, idx, merged, shards=3, spark=session)
+    assert m["counts"] == wikiwit.Index(one).info()["counts"]
+    assert not (tmp_path / ".spark.shards").exists(), "the shards were left behind"
+    files = sorted(p.name for p in one.iterdir() if p.is_file() and p.name != "manifest.json")
+    assert len(files) >= 15
+    assert files == sorted(p.name for p in merged.iterdir() if p.is_file() and p.name != "manifest.json")
+    for f in files:
+        assert (one / f).read_bytes() == (merged / f).read_bytes(), f
+    for table in wikiwit.TABLES:
+        out = [
+            subprocess.run([cli_binary(), "export", table, "--index", str(d)], capture_output=True, check=True).stdout
+            for d in (one, merged)
+        ]
+        assert out[0] == out[1], table

@@ -59,6 +59,26 @@ class PreparedAudit:
     def key_group(self, index: Index, summaries: list[str]) -> tuple[list[dict[str, Any]], str]: ...
     def merged_findings(self, index: Index, parts: list[str], rows: int) -> list[dict[str, Any]]: ...
 
+def build_shard(
+    dump: str,
+    out: str,
+    k: int,
+    n: int,
+    *,
+    multistream_index: Optional[str] = ...,
+    threads: int = ...,
+    text: bool = ...,
+    pages_only: bool = ...,
+    expand: bool = ...,
+    memory_budget: Optional[int] = ...,
+) -> dict[str, Any]: ...
+def merge(
+    shards: list[str],
+    index: str,
+    *,
+    threads: int = ...,
+    memory_budget: Optional[int] = ...,
+) -> dict[str, Any]: ...
 def build(
     dump: str,
     index: str,

@@ -223,3 +223,67 @@ def check_citations(reports_df, index: str, *, id_col: str = "id", text_col: str
         df.write.mode("overwrite").parquet(output)
         df = spark.read.parquet(output)
     return df
+
+
+def build(
+    dump,
+    index_file,
+    out,
+    *,
+    shards: int,
+    spark=None,
+    work_dir=None,
+    threads: int = 1,
+    text: bool = True,
+    expand: bool = True,
+    memory_budget: Optional[int] = None,
+) -> dict:
+    """Builds the index of a multistream ``dump`` (with its multistream ``index_file``)
+    into ``out`` on Spark: ``shards`` tasks each build one shard (``wikiwit build
+    --shard K/N`` through the bindings, ``threads`` worker threads each), then the driver
+    merges them (``wikiwit merge``) and returns the index's manifest. The index is the
+    one a single machine builds (docs/scale.md, "Shards and merge").
+
+    The dump, its index file and ``work_dir`` (where the shards go; default: a hidden
+    directory beside ``out``, removed after the merge) must be at the same paths on the
+    driver and every executor: a shared filesystem, or one machine in local mode.
+    """
+    from pyspark.sql import SparkSession
+
+    from . import _native
+
+    if shards < 1:
+        raise ValueError("shards must be at least 1")
+    spark = spark or SparkSession.builder.getOrCreate()
+    dump, index_file, out = (os.path.abspath(os.fspath(p)) for p in (dump, index_file, out))
+    parent, name = os.path.split(out.rstrip(os.sep))
+    own_work = work_dir is None
+    work = os.path.abspath(os.fspath(work_dir)) if work_dir else os.path.join(parent, f".{name}.shards")
+    os.makedirs(work, exist_ok=True)
+
+    def build_one(k: int) -> str:
+        from . import _native as native
+
+        shard_dir = os.path.join(work, f"shard-{k}-of-{shards}")
+        native.build_shard(
+            dump,
+            shard_dir,
+            k,
+            shards,
+            multistream_index=index_file,
+            threads=threads,
+            text=text,
+            expand=expand,
+            memory_budget=memory_budget,
+        )
+        return shard_dir
+
+    ks = list(range(1, shards + 1))
+    dirs = spark.sparkContext.parallelize(ks, shards).map(build_one).collect()
+    try:
+        return _native.merge(sorted(dirs), out, memory_budget=memory_budget)
+    finally:
+        if own_work:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)

@@ -2,12 +2,10 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use wikiwit::index::Manifest;
-use wikiwit::indexer::{BuildOptions, build};
+use wikiwit::indexer::{BuildOptions, build, build_shard};
 use wikiwit::title::InterwikiProfile;
 
 use super::Outcome;
@@ -59,6 +57,12 @@ pub struct Args {
     /// (`tools/mediawiki/record-messages`, see docs/expansion.md); default: English.
     #[arg(long, value_name = "FILE")]
     messages: Option<PathBuf>,
+    /// Build shard K of N (e.g. 2/7) for `wikiwit merge`: the pages of the K-th of N
+    /// equal byte ranges of a multistream dump's streams (templates, modules and other
+    /// pages expansion reads come from the whole dump). The directory holds a shard, not
+    /// an index.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<wikiwit::indexer::Shard>,
     /// Refuse a dump in which two pages share a title (default: keep the newest
     /// revision and record the other page in warnings.jsonl).
     #[arg(long)]
@@ -71,12 +75,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        // A second Ctrl-C while cleaning up falls through to the default handler.
-        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::Relaxed));
-    }
+    let cancel = super::cancel_on_ctrl_c();
     let opts = BuildOptions {
         dump: args.dump.clone(),
         multistream_index: args.multistream_index.clone(),
@@ -93,6 +92,31 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         messages: args.messages.clone(),
     };
     let bar = Bar::new(args.quiet);
+    if let Some(part) = args.shard {
+        let report = build_shard(&opts, part, &bar, &cancel)
+            .with_context(|| format!("building shard {part} from {}", args.dump.display()))?;
+        let mut out = std::io::stdout().lock();
+        if args.out.json {
+            super::print_json(&mut out, &report.manifest)?;
+        } else {
+            let m = &report.manifest;
+            writeln!(
+                out,
+                "built shard {} in {} from {}: {} pages of {} streams (bytes {}..{} of the dump), {:.2} s on {} thread(s); join the {} shards with `wikiwit merge`",
+                m.shard,
+                report.dir.display(),
+                m.source.file_name,
+                m.pages,
+                m.streams,
+                m.bytes[0],
+                m.bytes[1],
+                m.seconds,
+                m.threads,
+                m.shard.n
+            )?;
+        }
+        return Ok(Outcome::Success);
+    }
     let report = build(&opts, &bar, &cancel)
         .with_context(|| format!("building an index from {}", args.dump.display()))?;
     let mut out = std::io::stdout().lock();

@@ -16,6 +16,7 @@ mod infobox;
 mod links;
 mod locate;
 mod mcp;
+mod merge;
 mod page;
 mod progress;
 mod query_cmds;
@@ -54,6 +55,8 @@ pub struct Cli {
 enum Command {
     /// Build an index from a MediaWiki XML dump (.xml, .xml.bz2, multistream .bz2).
     Build(build::Args),
+    /// Join the shards of a build (`build --shard K/N`) into one index.
+    Merge(merge::Args),
     /// Show an index's manifest: source, build parameters, counts.
     Info(info::Args),
     /// Resolve titles: normalization, page, redirect chain, final target.
@@ -96,6 +99,15 @@ enum Command {
     Serve(serve::Args),
     /// Serve the index's tools to agents over the Model Context Protocol (stdio).
     Mcp(mcp::Args),
+}
+
+/// A flag Ctrl-C sets, for a command that stops cleanly (`build`, `merge`); a second
+/// Ctrl-C while cleaning up falls through to the default handler.
+fn cancel_on_ctrl_c() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    cancel
 }
 
 /// How a command ended, short of an error.
@@ -163,6 +175,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(a) => build::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Info(a) => info::run(a),
         Command::Resolve(a) => resolve::run(a),
         Command::Export(a) => export::run(a),

@@ -222,8 +222,14 @@ impl Dump {
     /// Like [`Dump::pages`], with a state per worker thread: `init` makes it on the
     /// thread that uses it (it need not be `Send`, e.g. a template expander with its
     /// caches), and `map` gets it with every page that thread reads.
+    ///
+    /// With `streams` (see [`Dump::shard_streams`]), only the pages of those bz2
+    /// streams, each parsed as a full read parses it. They are not checked against the
+    /// multistream index (the one-machine build does that), and a page cut across two
+    /// shards' streams fails the read with [`DumpError::StreamFragment`].
     pub(crate) fn pages_with<T, St, Init, M, C, P>(
         &self,
+        streams: Option<&[usize]>,
         init: Init,
         map: M,
         consume: C,
@@ -237,7 +243,42 @@ impl Dump {
         C: FnMut(T) -> Result<(), DumpError>,
         P: Fn(u64),
     {
-        pieces::run(self, &init, &map, consume, &progress, cancel, None)
+        let filter = streams.map(|streams| pieces::Filter {
+            namespaces: None,
+            streams: Some(streams),
+            heads: false,
+        });
+        pieces::run(
+            self,
+            &init,
+            &map,
+            consume,
+            &progress,
+            cancel,
+            filter.as_ref(),
+        )
+    }
+
+    /// The bz2 streams of shard `k` (1-based) of `n`, by number, and the byte range of
+    /// the file they start in: the file is cut into `n` equal byte ranges and each stream
+    /// belongs to the range its first byte lies in. Bytes rather than pages because the
+    /// bytes are known before anything is decoded and are what each shard decodes;
+    /// pages vary too much in size (a redirect is a line) to balance the work. `None`
+    /// when the dump is not read stream by stream (plain XML, one stream).
+    pub(crate) fn shard_streams(&self, k: usize, n: usize) -> Option<(Vec<usize>, Range<u64>)> {
+        let Plan::Streams(ranges) = &self.plan else {
+            return None;
+        };
+        let size = self.data.len() as u128;
+        let cut = |j: usize| (size * j as u128 / n.max(1) as u128) as u64;
+        let bytes = cut(k.saturating_sub(1))..cut(k);
+        let streams = ranges
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| bytes.contains(&(r.start as u64)))
+            .map(|(i, _)| i)
+            .collect();
+        Some((streams, bytes))
     }
 
     /// Reads the pages of `namespaces` only, as cheaply as the container allows: with a
@@ -294,7 +335,7 @@ impl Dump {
             _ => None,
         };
         let filter = pieces::Filter {
-            namespaces,
+            namespaces: Some(namespaces),
             streams: chosen.as_deref(),
             heads,
         };

@@ -30,8 +30,9 @@ const CHUNK: usize = 8 << 20;
 /// A pass over some pages only (see [`super::Dump::pages_in_namespaces`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Filter<'a> {
-    /// Pages of other namespaces are skipped before their XML is parsed.
-    pub namespaces: &'a [i32],
+    /// Pages of other namespaces are skipped before their XML is parsed; `None`: every
+    /// page of the chosen streams is parsed as in a full read (a shard's pass).
+    pub namespaces: Option<&'a [i32]>,
     /// For a stream plan: the stream ranges to decode (others are not read at all).
     pub streams: Option<&'a [usize]>,
     /// Pages of other namespaces are handed over as their head ([`xml::page_head`]:
@@ -286,7 +287,7 @@ where
     };
     let mut items = Vec::new();
     let mut ids = Vec::new();
-    match filter {
+    match filter.and_then(|f| f.namespaces.map(|ns| (f, ns))) {
         None => parse_region(
             &dump.path,
             &bytes[first..last],
@@ -297,7 +298,7 @@ where
             &mut items,
             range_idx.map(|_| &mut ids),
         )?,
-        Some(f) => {
+        Some((f, namespaces)) => {
             // Only the wanted pages are parsed; the others are stepped over.
             let region = &bytes[first..last];
             let mut pos = 0;
@@ -306,7 +307,7 @@ where
                 let end = memchr::memmem::find(&region[start..], PAGE_CLOSE)
                     .map_or(region.len(), |e| start + e + PAGE_CLOSE.len());
                 let page = &region[start..end];
-                let wanted = page_ns(page).is_none_or(|ns| f.namespaces.contains(&ns));
+                let wanted = page_ns(page).is_none_or(|ns| namespaces.contains(&ns));
                 let head = (!wanted && f.heads).then(|| xml::page_head(page));
                 if let Some(Some(head)) = head {
                     let loc = base.at((first + start) as u64);

@@ -15,6 +15,8 @@ use crate::siteinfo::SiteInfo;
 
 pub const FILE: &str = "manifest.json";
 pub(crate) const FORMAT_NAME: &str = "wikiwit-index";
+/// The `format` of a shard's manifest (`build --shard`): a directory readers refuse.
+pub(crate) const SHARD_FORMAT_NAME: &str = "wikiwit-shard";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -182,7 +184,17 @@ impl Manifest {
         };
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| corrupt(format!("not JSON: {e}")))?;
-        if value.get("format").and_then(|v| v.as_str()) != Some(FORMAT_NAME) {
+        let format = value.get("format").and_then(|v| v.as_str());
+        if format == Some(SHARD_FORMAT_NAME) {
+            return Err(IndexError::Shard {
+                path: dir.to_path_buf(),
+                shard: value
+                    .get("shard")
+                    .map(|s| format!("{}/{}", s["k"], s["n"]))
+                    .unwrap_or_default(),
+            });
+        }
+        if format != Some(FORMAT_NAME) {
             return Err(IndexError::NotAnIndex {
                 path: dir.to_path_buf(),
             });

@@ -87,6 +87,8 @@ pub mod kinds {
     pub(crate) const TEMP_REDIRECT_TARGETS: u32 = 0x7fff_0001;
     /// A build's temporary store of the pages outside the source namespaces.
     pub(crate) const TEMP_ARTICLES: u32 = 0x7fff_0002;
+    /// A shard's page records (`build --shard`; never part of an index).
+    pub(crate) const SHARD_PAGES: u32 = 0x7ffe_0001;
 }
 
 /// Errors opening, reading or writing an index.
@@ -102,6 +104,10 @@ pub enum IndexError {
         "{path} is not a wikiwit index (no manifest.json); build one with `wikiwit build DUMP`"
     )]
     NotAnIndex { path: PathBuf },
+    #[error(
+        "{path} is shard {shard} of a build (`build --shard`), not an index: join all the shards with `wikiwit merge SHARD… --index DIR` and query that"
+    )]
+    Shard { path: PathBuf, shard: String },
     #[error(
         "{path} has index format version {found}, but this wikiwit reads version {expected}; rebuild it with `wikiwit build`"
     )]

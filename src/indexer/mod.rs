@@ -12,11 +12,16 @@ use std::time::Instant;
 
 pub(crate) mod extsort;
 mod graph;
+mod merge;
 mod page;
 mod redirects;
+mod shard;
 mod sinks;
 mod sources;
 mod title_keys;
+
+pub use merge::{MergeOptions, merge};
+pub use shard::{Shard, ShardManifest, ShardOptions, ShardReport};
 
 use sha2::{Digest, Sha256};
 
@@ -103,6 +108,9 @@ pub enum BuildError {
     Threads { threads: usize, message: String },
     #[error(transparent)]
     Messages(#[from] crate::expand::MessagesError),
+    /// Shards that cannot be built or merged: the message says which and why.
+    #[error("{message}")]
+    Shards { message: String },
 }
 
 /// The content language's messages file (`--messages`), read and copied into the index
@@ -221,21 +229,57 @@ pub fn build(
     progress: &dyn Progress,
     cancel: &AtomicBool,
 ) -> Result<BuildReport, BuildError> {
-    let threads = if opts.threads == 0 {
+    let threads = thread_count(opts.threads);
+    let pool = pool(threads)?;
+    match pool.install(|| build_in_pool(opts, threads, None, progress, cancel))? {
+        Output::Index(report) => Ok(report),
+        Output::Shard(_) => Err(internal("a build without --shard wrote a shard")),
+    }
+}
+
+/// Builds shard `part` of an index from a multistream dump (`build --shard K/N`): the
+/// first pass over the whole dump as `build` makes it, then the pages of the shard's
+/// streams only, kept for `merge` (see `shard.rs`). `cancel` aborts cleanly.
+pub fn build_shard(
+    opts: &BuildOptions,
+    part: Shard,
+    progress: &dyn Progress,
+    cancel: &AtomicBool,
+) -> Result<ShardReport, BuildError> {
+    let threads = thread_count(opts.threads);
+    let pool = pool(threads)?;
+    match pool.install(|| build_in_pool(opts, threads, Some(part), progress, cancel))? {
+        Output::Shard(report) => Ok(report),
+        Output::Index(_) => Err(internal("a build with --shard wrote an index")),
+    }
+}
+
+fn internal(message: &str) -> BuildError {
+    BuildError::Dump(DumpError::Internal {
+        message: message.into(),
+    })
+}
+
+/// `--threads`, 0 meaning one per core.
+fn thread_count(threads: usize) -> usize {
+    if threads == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     } else {
-        opts.threads
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
+        threads
+    }
+}
+
+/// The build's own rayon pool of `threads` workers.
+fn pool(threads: usize) -> Result<rayon::ThreadPool, BuildError> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| BuildError::Threads {
             threads,
             message: e.to_string(),
-        })?;
-    pool.install(|| build_in_pool(opts, threads, progress, cancel))
+        })
 }
 
 /// The phases' wall times, as the manifest records them.
@@ -371,32 +415,36 @@ fn prepare_expansion<'d>(
     })
 }
 
-/// The main pass: every page read, analysed on the workers and handed to `sinks` in dump
-/// order, while another thread hashes the dump. Returns the dump's SHA-256 and what the
-/// reader saw.
-fn read_pages(
+/// The main pass: every page read (or, for a shard, the pages of `streams`), analysed on
+/// the workers, turned into what `consume` takes by `keep` (still on the workers) and
+/// handed to `consume` in dump order, while another thread hashes the dump. Returns the
+/// dump's SHA-256 and what the reader saw.
+#[allow(clippy::too_many_arguments)]
+fn read_pages<T: Send>(
     dump: &Dump,
     ctx: &Ctx<'_>,
-    sinks: &mut Sinks,
-    text_index: Option<&crate::text::search::TextIndexWriter>,
+    streams: Option<&[usize]>,
+    keep: impl Fn(page::PageOut) -> Result<T, DumpError> + Sync,
+    consume: impl FnMut(T) -> Result<(), DumpError>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
 ) -> (String, Result<crate::dump::ReadStats, DumpError>) {
+    // One expander per worker thread: its caches of parsed templates and of
+    // page-independent expansions serve every page that thread reads.
+    let init = || {
+        ctx.expand
+            .map(|(lookup, config)| Expander::new(lookup, ctx.codec, config.clone()))
+    };
+    let map = |expander: &mut Option<Expander<'_>>,
+               raw: crate::dump::RawPage<'_>,
+               loc: crate::dump::Location| {
+        to_page(raw, loc, ctx, expander.as_ref()).and_then(&keep)
+    };
+    let advance = |done| progress.advance(done);
     std::thread::scope(|s| {
         let hasher = s.spawn(|| sha256_hex(dump.bytes()));
         progress.phase("reading pages", dump.bytes().len() as u64);
-        let read = dump.pages_with(
-            // One expander per worker thread: its caches of parsed templates and of
-            // page-independent expansions serve every page that thread reads.
-            || {
-                ctx.expand
-                    .map(|(lookup, config)| Expander::new(lookup, ctx.codec, config.clone()))
-            },
-            |expander, raw, loc| to_page(raw, loc, ctx, expander.as_ref()),
-            |p| sinks.consume(p, text_index),
-            |done| progress.advance(done),
-            cancel,
-        );
+        let read = dump.pages_with(streams, init, map, consume, advance, cancel);
         progress.finish();
         (hasher.join().expect("hashing thread"), read)
     })
@@ -521,10 +569,9 @@ fn close_outputs(
 
 /// What the manifest records of how the build ran.
 struct Built<'a> {
-    opts: &'a BuildOptions,
     threads: usize,
-    dump: &'a Dump,
-    sha: String,
+    source: SourceInfo,
+    pages_only: bool,
     codec: &'a TitleCodec,
     with_text: bool,
     clock: Clock,
@@ -533,6 +580,26 @@ struct Built<'a> {
     /// When pages were expanded: what the first pass read, the build date, and the runs
     /// the sort of the other pages' directory spilled.
     expansion: Option<(SourcesInfo, i64, u64)>,
+}
+
+/// What the manifest records of the dump: its name, size, SHA-256 (`sha`, computed
+/// while it was read), layout and multistream index.
+fn source_info(opts: &BuildOptions, dump: &Dump, sha: String) -> Result<SourceInfo, BuildError> {
+    Ok(SourceInfo {
+        path: opts.dump.display().to_string(),
+        file_name: opts
+            .dump
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        size: dump.bytes().len() as u64,
+        sha256: sha,
+        format: dump.format(),
+        multistream_index: match &opts.multistream_index {
+            Some(p) => Some(file_digest(p)?),
+            None => None,
+        },
+    })
 }
 
 /// The manifest of the index in `dir`, with the checksums of the files that have none of
@@ -545,12 +612,6 @@ fn manifest(
     files: BTreeMap<String, u64>,
     text_crcs: TextCrcs,
 ) -> Result<Manifest, BuildError> {
-    let dump_name = b
-        .opts
-        .dump
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     // The text index's files were checksummed as their chunk table was written.
     let mut checksums: BTreeMap<String, String> = text_crcs
         .into_iter()
@@ -565,23 +626,13 @@ fn manifest(
         format_version: index::FORMAT_VERSION,
         wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
         built_at: now_rfc3339(),
-        source: SourceInfo {
-            path: b.opts.dump.display().to_string(),
-            file_name: dump_name,
-            size: b.dump.bytes().len() as u64,
-            sha256: b.sha,
-            format: b.dump.format(),
-            multistream_index: match &b.opts.multistream_index {
-                Some(p) => Some(file_digest(p)?),
-                None => None,
-            },
-        },
+        source: b.source,
         site,
         build: BuildParams {
             threads: b.threads,
             interwiki: b.codec.profile().as_str().to_string(),
             text: b.with_text,
-            pages_only: b.opts.pages_only,
+            pages_only: b.pages_only,
             seconds: b.clock.started.elapsed().as_secs_f64(),
             phases: b.clock.phases,
             memory_budget: b.budget.0,
@@ -626,16 +677,25 @@ fn read_error(e: DumpError) -> BuildError {
     }
 }
 
+/// What a build wrote: an index, or a shard of one.
+enum Output {
+    Index(BuildReport),
+    Shard(shard::ShardReport),
+}
+
 fn build_in_pool(
     opts: &BuildOptions,
     threads: usize,
+    part: Option<Shard>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
-) -> Result<BuildReport, BuildError> {
+) -> Result<Output, BuildError> {
     let mut clock = Clock::new();
     let dump = Dump::open(&opts.dump, opts.multistream_index.as_deref())?;
     let site = dump.siteinfo().clone();
     let codec = TitleCodec::new(&site, opts.interwiki);
+    // A shard's streams are chosen before anything is written.
+    let part = part.map(|s| shard::plan(&dump, s)).transpose()?;
     let staging = Staging::begin(&target_dir(opts, &site))?;
     let dir = staging.dir().to_path_buf();
     let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
@@ -655,30 +715,113 @@ fn build_in_pool(
     };
     let lookup = expansion.as_ref().map(Expansion::lookup);
     let with_text = opts.text && parse;
+    let mut ctx = Ctx {
+        path: dump.path(),
+        codec: &codec,
+        lang: &site.lang,
+        docs: None,
+        keep_text: with_text,
+        parse,
+        expand: lookup.as_ref().zip(expansion.as_ref().map(|e| &e.config)),
+    };
+    if let Some(plan) = part {
+        let run = shard::Run {
+            opts,
+            threads,
+            dump: &dump,
+            ctx: &ctx,
+            expansion: expansion
+                .as_ref()
+                .map(|e| (&e.info, e.build_date, e.sort_runs)),
+            clock,
+        };
+        let report = shard::write(run, plan, staging, files, progress, cancel)?;
+        drop(spill);
+        return Ok(Output::Shard(report));
+    }
     let text_index = with_text
         .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
         .transpose()?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
-    let ctx = Ctx {
-        path: dump.path(),
-        codec: &codec,
-        lang: &site.lang,
-        docs: maker.as_ref(),
-        parse,
-        expand: lookup.as_ref().zip(expansion.as_ref().map(|e| &e.config)),
-    };
+    ctx.docs = maker.as_ref();
+    ctx.keep_text = false;
     let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text)?;
     let (sha, read) = read_pages(
         &dump,
         &ctx,
-        &mut sinks,
-        text_index.as_ref(),
+        None,
+        Ok,
+        |p| sinks.consume(p, text_index.as_ref()),
         progress,
         cancel,
     );
     let stats = read.map_err(read_error)?;
     clock.lap("read and parse pages");
-    let rest = sinks.sort_titles(&tmp, opts, &codec, stats.decompressed_bytes)?;
+    let env = WriteEnv {
+        dir: &dir,
+        tmp: &tmp,
+        budget: &budget,
+        codec: &codec,
+        strict: (opts.strict, &opts.dump),
+        parse,
+    };
+    let (counts, spills, text_crcs) = write_phase(
+        &env,
+        sinks,
+        text_index,
+        stats.decompressed_bytes,
+        &mut clock,
+        &mut files,
+    )?;
+    drop(spill);
+    clock.lap("title map, redirects, link graph, stores");
+    let built = Built {
+        threads,
+        source: source_info(opts, &dump, sha)?,
+        pages_only: opts.pages_only,
+        codec: &codec,
+        with_text,
+        clock,
+        budget: &budget,
+        spills,
+        expansion: expansion.map(|e| (e.info, e.build_date, e.sort_runs)),
+    };
+    let manifest = manifest(built, &dir, site, counts, files, text_crcs)?;
+    publish(manifest, staging).map(Output::Index)
+}
+
+/// Writes the manifest last and swaps the staging directory into place.
+fn publish(manifest: Manifest, staging: Staging) -> Result<BuildReport, BuildError> {
+    index::fault::point("publish");
+    manifest.write(staging.dir())?;
+    let dir = staging.commit()?;
+    Ok(BuildReport { dir, manifest })
+}
+
+/// Where the write phase writes, and the options it reads.
+struct WriteEnv<'a> {
+    dir: &'a Path,
+    tmp: &'a Path,
+    budget: &'a Budget,
+    codec: &'a TitleCodec,
+    /// `--strict`, and the dump its error names.
+    strict: (bool, &'a Path),
+    parse: bool,
+}
+
+/// Everything after the last page, for a build and a merge alike: the titles sorted;
+/// the title map, then the redirects resolved over it and the page records, beside them
+/// the link graph; the stores closed and the full-text index committed. Returns the
+/// counts, the sort runs and the full-text index's checksums.
+fn write_phase(
+    env: &WriteEnv<'_>,
+    sinks: Sinks,
+    text_index: Option<crate::text::search::TextIndexWriter>,
+    xml_bytes: u64,
+    clock: &mut Clock,
+    files: &mut BTreeMap<String, u64>,
+) -> Result<(Counts, BTreeMap<String, u64>, TextCrcs), BuildError> {
+    let rest = sinks.sort_titles(env.tmp, env.strict, env.codec, xml_bytes)?;
     // The full-text index's final commit runs on its own thread, alongside the rest
     // (started only now: an error above must not leave it writing into the staging
     // directory being removed).
@@ -688,18 +831,26 @@ fn build_in_pool(
     let (pages_side, graph_side) = rayon::join(
         || {
             pages_side(
-                &dir,
-                &tmp,
+                env.dir,
+                env.tmp,
                 &rest.title_keys,
                 rest.redirect_spool,
                 &rest.pages_tmp,
-                &budget,
-                parse,
+                env.budget,
+                env.parse,
             )
         },
         || {
             rest.graph
-                .map(|g| g.write(&dir, &tmp, &rest.title_keys, rest.counts.pages, &budget))
+                .map(|g| {
+                    g.write(
+                        env.dir,
+                        env.tmp,
+                        &rest.title_keys,
+                        rest.counts.pages,
+                        env.budget,
+                    )
+                })
                 .transpose()
         },
     );
@@ -712,38 +863,14 @@ fn build_in_pool(
         sides,
         stores,
         (rest.warnings, rest.offsets),
-        &dir,
-        &mut files,
+        env.dir,
+        files,
         &mut spills,
         &mut counts,
     )?;
     drop(rest.title_keys);
     drop(rest.pages_tmp);
-    drop(spill);
-    clock.lap("title map, redirects, link graph, stores");
-    let manifest = manifest(
-        Built {
-            opts,
-            threads,
-            dump: &dump,
-            sha,
-            codec: &codec,
-            with_text,
-            clock,
-            budget: &budget,
-            spills,
-            expansion: expansion.map(|e| (e.info, e.build_date, e.sort_runs)),
-        },
-        &dir,
-        site,
-        counts,
-        files,
-        text_crcs,
-    )?;
-    index::fault::point("publish");
-    manifest.write(&dir)?;
-    let dir = staging.commit()?;
-    Ok(BuildReport { dir, manifest })
+    Ok((counts, spills, text_crcs))
 }
 
 /// Total size of the files in `dir` (the text index's tantivy directory).

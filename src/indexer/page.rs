@@ -26,8 +26,18 @@ pub(super) struct PageOut {
     /// The page's [`PageText`], encoded, and its full-text documents.
     pub(super) text: Vec<u8>,
     pub(super) docs: Vec<tantivy::TantivyDocument>,
+    /// What the full-text documents are made from, kept by a shard for its merge.
+    pub(super) doc: Option<DocSource>,
     /// Where a reader can start in the dump to reach this page.
     pub(super) entry: Option<(crate::dump::OffsetKind, u64)>,
+}
+
+/// What a page's full-text documents are made from ([`crate::text::search::DocMaker`]):
+/// its section headings and its text (`None`: the title alone, as for a redirect).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct DocSource {
+    pub(super) headings: Vec<String>,
+    pub(super) text: Option<crate::text::PageText>,
 }
 
 /// What the workers need besides the page.
@@ -37,6 +47,9 @@ pub(super) struct Ctx<'a> {
     pub(super) lang: &'a str,
     /// The full-text index's document maker, when text is built.
     pub(super) docs: Option<&'a crate::text::search::DocMaker>,
+    /// Text is built but its documents are left to the merge (`build --shard`): the
+    /// page keeps their [`DocSource`].
+    pub(super) keep_text: bool,
     /// Parse wikitext (false for `--pages-only`).
     pub(super) parse: bool,
     /// Template sources and the wiki's configuration, when pages are expanded.
@@ -60,27 +73,8 @@ pub(super) fn to_page(
     let mut warnings = Vec::new();
     let target = redirect_target(&raw, ctx, &mut warnings);
     let (structure, text) = analyzed(&raw, (&title, timestamp), ctx, expander, &mut warnings);
-    let (text_bytes, docs) = match ctx.docs {
-        None => (Vec::new(), Vec::new()),
-        Some(maker) => {
-            let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
-            let headings: Vec<String> = structure
-                .sections
-                .iter()
-                .map(|x| x.heading.clone())
-                .collect();
-            let t = if target.is_some() {
-                None
-            } else {
-                text.as_ref()
-            };
-            let docs = maker.docs(&display, &headings, t);
-            let empty = crate::text::PageText::default();
-            let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), &structure);
-            let bytes = index::encode(&stored).map_err(|e| bad(e.to_string()))?;
-            (bytes, docs)
-        }
-    };
+    let (text_bytes, docs, doc) = text_out(&title, target.is_some(), text, &structure, ctx)
+        .map_err(|e| bad(e.to_string()))?;
     for w in &structure.warnings {
         warnings.push(page_warning(&raw, "parse", w.clone()));
     }
@@ -111,8 +105,45 @@ pub(super) fn to_page(
         categories,
         text: text_bytes,
         docs,
+        doc,
         entry: loc.entry_point(),
     })
+}
+
+/// A page's stored text (encoded), its full-text documents, and what they are made from.
+type TextOut = (Vec<u8>, Vec<tantivy::TantivyDocument>, Option<DocSource>);
+
+/// The page's stored text, encoded, and its full-text documents, when text is built: the
+/// documents now, or (for a shard) what the merge makes them from.
+fn text_out(
+    title: &Title,
+    redirect: bool,
+    text: Option<crate::text::PageText>,
+    structure: &PageStructure,
+    ctx: &Ctx<'_>,
+) -> Result<TextOut, index::IndexError> {
+    if ctx.docs.is_none() && !ctx.keep_text {
+        return Ok((Vec::new(), Vec::new(), None));
+    }
+    let headings: Vec<String> = structure
+        .sections
+        .iter()
+        .map(|x| x.heading.clone())
+        .collect();
+    let empty = crate::text::PageText::default();
+    let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), structure);
+    let bytes = index::encode(&stored)?;
+    // A redirect's only document is its title.
+    let text = text.filter(|_| !redirect);
+    let docs = match ctx.docs {
+        Some(maker) => {
+            let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
+            maker.docs(&display, &headings, text.as_ref())
+        }
+        None => Vec::new(),
+    };
+    let doc = ctx.keep_text.then_some(DocSource { headings, text });
+    Ok((bytes, docs, doc))
 }
 
 /// A warning about the page being read.
@@ -214,7 +245,10 @@ fn analyzed(
     warnings: &mut Vec<Warning>,
 ) -> (PageStructure, Option<crate::text::PageText>) {
     let (codec, lang) = (ctx.codec, ctx.lang);
-    match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
+    match (
+        raw.model == "wikitext" && ctx.parse,
+        ctx.docs.is_some() || ctx.keep_text,
+    ) {
         (true, with_text) if expander.is_some() => {
             let ex = expander.expect("checked by the guard");
             ex.set_revision(Some(crate::expand::PageRevision {

@@ -18,13 +18,37 @@ use crate::title::Title;
 /// First hop to a title without a page (or out of the wiki).
 const MISSING: u32 = u32::MAX;
 
-/// A redirect's target as written on its page (normalized).
+/// A redirect's target as written on its page (normalized; a [`Title`] without its
+/// leading colon, which redirects ignore).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Target {
+pub(super) struct Target {
     ns: i32,
     dbkey: String,
     fragment: Option<String>,
     interwiki: Option<String>,
+}
+
+impl From<&Title> for Target {
+    fn from(t: &Title) -> Target {
+        Target {
+            ns: t.ns,
+            dbkey: t.dbkey.clone(),
+            fragment: t.fragment.clone(),
+            interwiki: t.interwiki.clone(),
+        }
+    }
+}
+
+impl From<Target> for Title {
+    fn from(t: Target) -> Title {
+        Title {
+            ns: t.ns,
+            dbkey: t.dbkey,
+            fragment: t.fragment,
+            interwiki: t.interwiki,
+            leading_colon: false,
+        }
+    }
 }
 
 /// Collects redirect targets in page order.
@@ -47,12 +71,7 @@ impl RedirectSpool {
     /// Page number `page` redirects to `t`; pages come in increasing order.
     pub fn push(&mut self, page: u32, t: &Title) -> Result<(), IndexError> {
         self.pages.push(page);
-        self.targets.push(&Target {
-            ns: t.ns,
-            dbkey: t.dbkey.clone(),
-            fragment: t.fragment.clone(),
-            interwiki: t.interwiki.clone(),
-        })
+        self.targets.push(&Target::from(t))
     }
 
     /// Ends the input and looks up every target's first hop in `titles`.

@@ -9,7 +9,7 @@ use super::graph::GraphBuilder;
 use super::page::PageOut;
 use super::redirects::RedirectSpool;
 use super::title_keys::title_map_keys;
-use super::{Budget, BuildError, BuildOptions};
+use super::{Budget, BuildError};
 use crate::dump::DumpError;
 use crate::index::manifest::Counts;
 use crate::index::{self, IndexError, KeySpool, PageRecord, Store, StoreWriter, WarningsWriter};
@@ -150,7 +150,7 @@ impl Sinks {
     pub(super) fn sort_titles(
         self,
         tmp: &Path,
-        opts: &BuildOptions,
+        strict: (bool, &Path),
         codec: &TitleCodec,
         xml_bytes: u64,
     ) -> Result<Sorted, BuildError> {
@@ -177,7 +177,7 @@ impl Sinks {
             sorted_titles,
             tmp,
             &pages_tmp,
-            opts,
+            strict,
             codec,
             &mut warnings,
             &mut counts,

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::extsort::{self, KeyVal};
-use super::{BuildError, BuildOptions, Warning, rfc3339};
+use super::{BuildError, Warning, rfc3339};
 use crate::dump::DumpError;
 use crate::index::manifest::Counts;
 use crate::index::{self, KeySpool, PageRecord, Store, WarningsWriter};
@@ -87,13 +87,14 @@ fn choose_duplicate(
 }
 
 /// Every title in key order with the page that keeps it: pages sharing a title are
-/// grouped, one is kept ([`choose_duplicate`]) and the others recorded as warnings.
+/// grouped, one is kept ([`choose_duplicate`]) and the others recorded as warnings;
+/// with `strict` (`--strict`), a shared title is an error naming `dump`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn title_map_keys(
     sorted_titles: extsort::Sorted<KeyVal>,
     tmp: &Path,
     pages_tmp: &Store<PageRecord>,
-    opts: &BuildOptions,
+    (strict, dump): (bool, &Path),
     codec: &TitleCodec,
     warnings: &mut WarningsWriter,
     counts: &mut Counts,
@@ -103,7 +104,7 @@ pub(super) fn title_map_keys(
     let mut group_key: Option<Box<[u8]>> = None;
     let mut flush = |key: &[u8], group: &mut Vec<u32>| -> Result<(), BuildError> {
         index::fault::point("titles");
-        let kept = choose_duplicate(group, pages_tmp, opts.strict, &opts.dump, codec)?;
+        let kept = choose_duplicate(group, pages_tmp, strict, dump, codec)?;
         for dropped in kept.dropped {
             warnings.push(&dropped)?;
             counts.duplicate_titles += 1;

@@ -1,0 +1,252 @@
+//! `wikiwit merge`: shards (`build --shard K/N`) joined into one index.
+//!
+//! The shards are checked to belong together (one dump, one N, each K once, one set of
+//! options and first-pass files), then their pages are replayed in shard order — which
+//! is dump order, each shard holding one byte range of the dump's streams — into the
+//! same sinks and write phase as a one-machine build: page numbers, titles, redirects,
+//! the link graph, category members and the full-text index come out as that build
+//! makes them, in memory bounded by the same `--memory-budget`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use super::shard::{PAGES_FILE, SHARED_FILES, ShardManifest, ShardPage};
+use super::sinks::Sinks;
+use super::{
+    Budget, BuildError, BuildReport, Built, Clock, DEFAULT_MEMORY_BUDGET, Progress, WriteEnv,
+};
+use crate::dump::DumpError;
+use crate::index::{self, IndexError, Staging, Store};
+use crate::title::{InterwikiProfile, TitleCodec};
+
+/// What to merge and where.
+#[derive(Debug, Clone)]
+pub struct MergeOptions {
+    /// The shard directories, in any order.
+    pub shards: Vec<PathBuf>,
+    /// Where the index goes (replaced atomically when complete).
+    pub index_dir: PathBuf,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// As `build --memory-budget`.
+    pub memory_budget: Option<u64>,
+    /// As `build --tmp-dir`.
+    pub tmp_dir: Option<PathBuf>,
+}
+
+/// Merges shards into an index. Nothing is written unless the shards belong together;
+/// `cancel` aborts cleanly (the previous index stays).
+pub fn merge(
+    opts: &MergeOptions,
+    progress: &dyn Progress,
+    cancel: &AtomicBool,
+) -> Result<BuildReport, BuildError> {
+    let shards = checked(&opts.shards)?;
+    let threads = super::thread_count(opts.threads);
+    super::pool(threads)?.install(|| merge_in_pool(opts, &shards, threads, progress, cancel))
+}
+
+fn refuse(message: String) -> BuildError {
+    BuildError::Shards { message }
+}
+
+/// The shards' manifests, in shard order, once they are known to be the N shards of one
+/// build.
+fn checked(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, ShardManifest)>, BuildError> {
+    let mut all = Vec::with_capacity(dirs.len());
+    for d in dirs {
+        all.push((d.clone(), ShardManifest::read(d)?));
+    }
+    all.sort_by_key(|(_, m)| m.shard.k);
+    let Some((first_dir, first)) = all.first() else {
+        return Err(refuse("no shards to merge".into()));
+    };
+    let n = first.shard.n;
+    for (d, m) in &all {
+        let (d, f) = (d.display(), first_dir.display());
+        if m.shard.n != n {
+            return Err(refuse(format!(
+                "{d} is shard {} but {f} is shard {}: shards of different builds",
+                m.shard, first.shard
+            )));
+        }
+        if (&m.source.sha256, m.source.size) != (&first.source.sha256, first.source.size) {
+            return Err(refuse(format!(
+                "{d} is a shard of another dump ({}, sha256 {}) than {f} ({}, sha256 {})",
+                m.source.file_name, m.source.sha256, first.source.file_name, first.source.sha256
+            )));
+        }
+        if m.options != first.options || m.site != first.site {
+            return Err(refuse(format!(
+                "{d} was built with other options than {f} ({:?} vs {:?}): build every shard with the same options",
+                m.options, first.options
+            )));
+        }
+        for name in SHARED_FILES {
+            if m.checksums.get(name) != first.checksums.get(name) {
+                return Err(refuse(format!(
+                    "{d} holds another {name} than {f}: its first pass read other templates, modules or messages"
+                )));
+            }
+        }
+    }
+    for pair in all.windows(2) {
+        if pair[0].1.shard.k == pair[1].1.shard.k {
+            return Err(refuse(format!(
+                "shard {} is given twice: {} and {}",
+                pair[0].1.shard,
+                pair[0].0.display(),
+                pair[1].0.display()
+            )));
+        }
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !all.iter().any(|(_, m)| m.shard.k == *k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "shard(s) {} missing: a merge needs all {n} shards of the build",
+            missing.join(", ")
+        )));
+    }
+    Ok(all)
+}
+
+fn merge_in_pool(
+    opts: &MergeOptions,
+    shards: &[(PathBuf, ShardManifest)],
+    threads: usize,
+    progress: &dyn Progress,
+    cancel: &AtomicBool,
+) -> Result<BuildReport, BuildError> {
+    let mut clock = Clock::new();
+    let (first_dir, first) = &shards[0];
+    let profile: InterwikiProfile = first.options.interwiki.parse().map_err(refuse)?;
+    let codec = TitleCodec::new(&first.site, profile);
+    let staging = Staging::begin(&opts.index_dir)?;
+    let dir = staging.dir().to_path_buf();
+    let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
+    let tmp = spill.path().to_path_buf();
+    let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
+    // The first pass's files, alike in every shard (checked), as the build keeps them.
+    let mut files = BTreeMap::new();
+    for name in SHARED_FILES {
+        if let Some(size) = first.files.get(name) {
+            let (from, to) = (first_dir.join(name), dir.join(name));
+            std::fs::copy(&from, &to).map_err(|e| IndexError::io(&from, e))?;
+            files.insert(name.to_string(), *size);
+        }
+    }
+    let (parse, with_text) = (!first.options.pages_only, first.options.text);
+    let text_index = with_text
+        .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
+        .transpose()?;
+    let maker = text_index.as_ref().map(|w| w.doc_maker());
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text)?;
+    let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
+    progress.phase("merging shards", pages);
+    let mut replay = Replay {
+        sinks: &mut sinks,
+        text_index: text_index.as_ref(),
+        maker: maker.as_ref(),
+        codec: &codec,
+        done: 0,
+    };
+    for (d, m) in shards {
+        replay.shard(d, m, progress, cancel)?;
+    }
+    progress.finish();
+    clock.lap("read shards");
+    let dump = PathBuf::from(&first.source.path);
+    let env = WriteEnv {
+        dir: &dir,
+        tmp: &tmp,
+        budget: &budget,
+        codec: &codec,
+        strict: (first.options.strict, &dump),
+        parse,
+    };
+    let xml_bytes = shards.iter().map(|(_, m)| m.xml_bytes).sum();
+    let (counts, spills, text_crcs) =
+        super::write_phase(&env, sinks, text_index, xml_bytes, &mut clock, &mut files)?;
+    drop(spill);
+    clock.lap("title map, redirects, link graph, stores");
+    let built = Built {
+        threads,
+        source: first.source.clone(),
+        pages_only: first.options.pages_only,
+        codec: &codec,
+        with_text,
+        clock,
+        budget: &budget,
+        spills,
+        expansion: first.sources.clone().map(|s| {
+            let date = first.options.build_date.unwrap_or_default();
+            (s, date, first.articles_sort_runs)
+        }),
+    };
+    let manifest = super::manifest(built, &dir, first.site.clone(), counts, files, text_crcs)?;
+    super::publish(manifest, staging)
+}
+
+/// Feeds the shards' pages to the build's sinks, in order.
+struct Replay<'a> {
+    sinks: &'a mut Sinks,
+    text_index: Option<&'a crate::text::search::TextIndexWriter>,
+    maker: Option<&'a crate::text::search::DocMaker>,
+    codec: &'a TitleCodec,
+    /// Pages replayed so far.
+    done: u64,
+}
+
+impl Replay<'_> {
+    /// Replays one shard: its records decoded and their full-text documents made in
+    /// parallel a chunk at a time, consumed in order.
+    fn shard(
+        &mut self,
+        dir: &Path,
+        m: &ShardManifest,
+        progress: &dyn Progress,
+        cancel: &AtomicBool,
+    ) -> Result<(), BuildError> {
+        const CHUNK: usize = 256;
+        let store: Store<ShardPage> =
+            Store::open(&dir.join(PAGES_FILE), index::kinds::SHARD_PAGES)?;
+        if store.len() as u64 != m.pages {
+            return Err(refuse(format!(
+                "{}: {PAGES_FILE} holds {} pages, its manifest says {}",
+                dir.display(),
+                store.len(),
+                m.pages
+            )));
+        }
+        let mut records = store.iter();
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(DumpError::Interrupted.into());
+            }
+            let chunk = records
+                .by_ref()
+                .take(CHUNK)
+                .collect::<Result<Vec<ShardPage>, _>>()?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let outs = chunk
+                .into_par_iter()
+                .map(|p| p.into_out(self.maker, self.codec))
+                .collect::<Result<Vec<_>, _>>()?;
+            for p in outs {
+                self.sinks
+                    .consume(p, self.text_index)
+                    .map_err(super::read_error)?;
+                self.done += 1;
+            }
+            progress.advance(self.done);
+        }
+    }
+}

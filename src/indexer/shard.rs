@@ -1,0 +1,353 @@
+//! A shard: the pages of one byte range of a multistream dump's streams, read, expanded
+//! and analysed exactly as a one-machine build does, and kept as the reading phase hands
+//! them over — before anything that needs every title (the title map, redirect chains,
+//! link targets, category members, the full-text index). `merge.rs` replays the shards
+//! in order into the same write phase as `build`, so the merged index is the one-machine
+//! index (see `docs/scale.md`, "Shards").
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::page::{DocSource, PageOut};
+use super::redirects::Target;
+use super::{BuildError, Warning};
+use crate::dump::OffsetKind;
+use crate::index::manifest::{SourceInfo, SourcesInfo};
+use crate::index::{self, IndexError, PageRecord};
+use crate::siteinfo::SiteInfo;
+use crate::title::Title;
+
+use crate::index::manifest::SHARD_FORMAT_NAME as FORMAT_NAME;
+/// The shard layout's version; its records also carry the index format's encodings, so
+/// a merge requires both versions to be its own.
+pub(crate) const FORMAT_VERSION: u32 = 1;
+/// The shard's page records, in dump order.
+pub(crate) const PAGES_FILE: &str = "shard-pages.rec";
+/// Files of the first pass that every shard writes alike and the merged index keeps.
+pub(crate) const SHARED_FILES: [&str; 3] = [
+    index::files::SOURCES,
+    index::files::SOURCES_MAP,
+    index::files::MESSAGES,
+];
+
+/// Which shard a build writes: the `k`-th (1-based) of `n` byte ranges of the dump.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `K/N` with 1 ≤ K ≤ N.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("{s:?} is not a shard: write K/N with 1 ≤ K ≤ N, e.g. 2/7");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+/// One page as a shard keeps it: what the reading phase hands the one-machine build's
+/// consumer ([`PageOut`]), with the full-text documents' source instead of the
+/// documents.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct ShardPage {
+    rec: PageRecord,
+    target: Option<Target>,
+    warnings: Vec<Warning>,
+    structure: Vec<u8>,
+    link_keys: Vec<Vec<u8>>,
+    categories: Vec<String>,
+    text: Vec<u8>,
+    doc: Option<DocSource>,
+    /// The page's entry point into the dump: its [`OffsetKind`] code and offset.
+    entry: Option<(u8, u64)>,
+}
+
+impl From<PageOut> for ShardPage {
+    fn from(p: PageOut) -> ShardPage {
+        ShardPage {
+            rec: p.rec,
+            target: p.target.as_ref().map(Target::from),
+            warnings: p.warnings,
+            structure: p.structure,
+            link_keys: p.link_keys,
+            categories: p.categories,
+            text: p.text,
+            doc: p.doc,
+            entry: p.entry.map(|(kind, offset)| (kind as u8, offset)),
+        }
+    }
+}
+
+impl ShardPage {
+    /// The page as the build's consumer takes it, its full-text documents made by
+    /// `maker` as the build's workers make them.
+    pub(super) fn into_out(
+        self,
+        maker: Option<&crate::text::search::DocMaker>,
+        codec: &crate::title::TitleCodec,
+    ) -> Result<PageOut, IndexError> {
+        let docs = match (maker, &self.doc) {
+            (Some(m), Some(d)) => {
+                let display = codec.prefixed_text(self.rec.ns, &self.rec.dbkey);
+                m.docs(&display, &d.headings, d.text.as_ref())
+            }
+            _ => Vec::new(),
+        };
+        let entry = match self.entry {
+            None => None,
+            Some((1, o)) => Some((OffsetKind::Xml, o)),
+            Some((2, o)) => Some((OffsetKind::Bz2Stream, o)),
+            Some((code, _)) => {
+                return Err(IndexError::Encode {
+                    what: "shard page",
+                    message: format!("unknown entry-point kind {code}"),
+                });
+            }
+        };
+        Ok(PageOut {
+            rec: self.rec,
+            target: self.target.map(Title::from),
+            warnings: self.warnings,
+            structure: self.structure,
+            link_keys: self.link_keys,
+            categories: self.categories,
+            text: self.text,
+            docs,
+            doc: None,
+            entry,
+        })
+    }
+}
+
+/// The options that shape a shard's records: shards merge only when theirs are equal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardOptions {
+    /// The resolved interwiki profile.
+    pub interwiki: String,
+    pub text: bool,
+    pub pages_only: bool,
+    pub expand: bool,
+    /// The date expansion saw, Unix seconds (when expanded).
+    pub build_date: Option<i64>,
+    pub strict: bool,
+    /// SHA-256 of the `--messages` file, when one was given.
+    pub messages: Option<String>,
+}
+
+/// A shard's `manifest.json`: what it holds and how it was built, for the merge's checks
+/// and for the merged index's manifest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShardManifest {
+    pub format: String,
+    pub format_version: u32,
+    /// The index format whose encodings the records carry.
+    pub index_format_version: u32,
+    pub wikiwit_version: String,
+    pub built_at: String,
+    pub shard: Shard,
+    /// The byte range of the dump file whose streams this shard read, and how many.
+    pub bytes: [u64; 2],
+    pub streams: usize,
+    pub source: SourceInfo,
+    pub site: SiteInfo,
+    pub options: ShardOptions,
+    /// What the first pass read (when expanded; every shard reads the same).
+    pub sources: Option<SourcesInfo>,
+    /// Runs the sort of the other pages' directory spilled (when expanded).
+    pub articles_sort_runs: u64,
+    /// Pages in this shard and the XML bytes its streams decoded to.
+    pub pages: u64,
+    pub xml_bytes: u64,
+    pub threads: usize,
+    pub seconds: f64,
+    /// Every file with its size, and the CRC-32 (hex) of each.
+    pub files: BTreeMap<String, u64>,
+    pub checksums: BTreeMap<String, String>,
+}
+
+impl ShardManifest {
+    /// Reads `dir/manifest.json`, refusing anything but a shard of this version.
+    pub fn read(dir: &Path) -> Result<ShardManifest, BuildError> {
+        let path = dir.join("manifest.json");
+        let bad = |why: String| BuildError::Shards {
+            message: format!("{}: {why}", dir.display()),
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(bad(
+                    "not a shard (no manifest.json); build one with `wikiwit build DUMP --multistream-index IDX --shard K/N`".into(),
+                ));
+            }
+            Err(e) => return Err(IndexError::io(&path, e).into()),
+        };
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("manifest.json is not JSON: {e}")))?;
+        match value.get("format").and_then(|v| v.as_str()) {
+            Some(FORMAT_NAME) => {}
+            Some(index::manifest::FORMAT_NAME) => {
+                return Err(bad("is an index, not a shard: merge takes the directories `build --shard K/N` wrote".into()));
+            }
+            _ => {
+                return Err(bad(
+                    "not a shard (manifest.json is of another format)".into()
+                ));
+            }
+        }
+        let version = |key: &str| value.get(key).and_then(|v| v.as_u64());
+        if version("format_version") != Some(u64::from(FORMAT_VERSION))
+            || version("index_format_version") != Some(u64::from(index::FORMAT_VERSION))
+        {
+            return Err(bad(format!(
+                "shard format {:?} of index format {:?}, but this wikiwit merges shard format {FORMAT_VERSION} of index format {}; rebuild the shard",
+                version("format_version"),
+                version("index_format_version"),
+                index::FORMAT_VERSION
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| bad(format!("manifest.json: {e}")))
+    }
+
+    pub(super) fn write(&self, dir: &Path) -> Result<(), IndexError> {
+        let path = dir.join("manifest.json");
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
+            what: "shard manifest",
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        std::fs::write(&path, text).map_err(|e| IndexError::io(&path, e))?;
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| IndexError::io(&path, e))
+    }
+}
+
+/// What a shard build wrote.
+#[derive(Debug, Clone)]
+pub struct ShardReport {
+    pub dir: std::path::PathBuf,
+    pub manifest: ShardManifest,
+}
+
+/// The streams a shard reads.
+pub(super) struct Plan {
+    shard: Shard,
+    streams: Vec<usize>,
+    bytes: std::ops::Range<u64>,
+}
+
+/// Chooses shard `shard`'s streams ([`crate::dump::Dump::shard_streams`]); a dump that is
+/// not read stream by stream cannot be cut.
+pub(super) fn plan(dump: &crate::dump::Dump, shard: Shard) -> Result<Plan, BuildError> {
+    match dump.shard_streams(shard.k, shard.n) {
+        Some((streams, bytes)) => Ok(Plan {
+            shard,
+            streams,
+            bytes,
+        }),
+        None => Err(BuildError::Shards {
+            message: format!(
+                "{}: --shard needs a multistream bz2 dump (many streams, read one by one), best with its --multistream-index; this one is {:?}",
+                dump.path().display(),
+                dump.format()
+            ),
+        }),
+    }
+}
+
+/// A shard build's inputs, once the first pass is done.
+pub(super) struct Run<'a> {
+    pub(super) opts: &'a super::BuildOptions,
+    pub(super) threads: usize,
+    pub(super) dump: &'a crate::dump::Dump,
+    pub(super) ctx: &'a super::page::Ctx<'a>,
+    /// When pages are expanded: what the first pass read, the build date, and the runs
+    /// the sort of the other pages' directory spilled.
+    pub(super) expansion: Option<(&'a SourcesInfo, i64, u64)>,
+    pub(super) clock: super::Clock,
+}
+
+/// Reads the shard's pages into `shard-pages.rec` in the staging directory (beside the
+/// first pass's files, `files`), writes its manifest and publishes it.
+pub(super) fn write(
+    run: Run<'_>,
+    plan: Plan,
+    staging: index::Staging,
+    mut files: BTreeMap<String, u64>,
+    progress: &dyn super::Progress,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<ShardReport, BuildError> {
+    let dir = staging.dir().to_path_buf();
+    let mut w =
+        index::StoreWriter::<ShardPage>::create(&dir.join(PAGES_FILE), index::kinds::SHARD_PAGES)?;
+    let consumer = |e: IndexError| crate::dump::DumpError::Consumer(Box::new(e));
+    let (sha, read) = super::read_pages(
+        run.dump,
+        run.ctx,
+        Some(&plan.streams),
+        |p| index::encode(&ShardPage::from(p)).map_err(consumer),
+        |bytes: Vec<u8>| w.push_encoded(&bytes).map_err(consumer),
+        progress,
+        cancel,
+    );
+    let stats = read.map_err(super::read_error)?;
+    files.insert(PAGES_FILE.to_string(), w.finish()?);
+    let mut checksums = BTreeMap::new();
+    for name in files.keys() {
+        checksums.insert(name.clone(), index::manifest::file_crc32(&dir.join(name))?);
+    }
+    let opts = run.opts;
+    let messages = match &opts.messages {
+        Some(p) => Some(super::file_digest(p)?.sha256),
+        None => None,
+    };
+    let manifest = ShardManifest {
+        format: FORMAT_NAME.to_string(),
+        format_version: FORMAT_VERSION,
+        index_format_version: index::FORMAT_VERSION,
+        wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
+        built_at: super::now_rfc3339(),
+        shard: plan.shard,
+        bytes: [plan.bytes.start, plan.bytes.end],
+        streams: plan.streams.len(),
+        source: super::source_info(opts, run.dump, sha)?,
+        site: run.dump.siteinfo().clone(),
+        options: ShardOptions {
+            interwiki: run.ctx.codec.profile().as_str().to_string(),
+            text: run.ctx.keep_text,
+            pages_only: opts.pages_only,
+            expand: run.expansion.is_some(),
+            build_date: run.expansion.map(|e| e.1),
+            strict: opts.strict,
+            messages,
+        },
+        sources: run.expansion.map(|e| e.0.clone()),
+        articles_sort_runs: run.expansion.map_or(0, |e| e.2),
+        pages: stats.pages,
+        xml_bytes: stats.decompressed_bytes,
+        threads: run.threads,
+        seconds: run.clock.started.elapsed().as_secs_f64(),
+        files,
+        checksums,
+    };
+    index::fault::point("publish");
+    manifest.write(&dir)?;
+    let dir = staging.commit()?;
+    Ok(ShardReport { dir, manifest })
+}
