@@ -14,6 +14,7 @@ mod dumps;
 mod expand;
 mod expand_cs1;
 mod expand_mw;
+mod expansion_cache;
 mod faults;
 mod file_length;
 mod fn_length;

@@ -39,6 +39,10 @@ pub struct Expander<'s> {
     fetched_bytes: Cell<usize>,
     /// The Lua state of the page being expanded.
     lua: super::scribunto::PageLuaCell,
+    /// Whether what is computed for one page may serve later ones: the Lua state (its
+    /// library and compiled modules) and page-independent template expansions. Off
+    /// with [`super::NO_CACHE_ENV`], to check that the caches change nothing.
+    reuse: bool,
     /// The revision of the page being expanded, when the caller knows it.
     revision: Cell<Option<super::PageRevision>>,
     /// That revision's wikitext, when the caller holds it: `getContent()` of the current
@@ -137,6 +141,7 @@ impl<'s> Expander<'s> {
             cache_bytes: Cell::new(0),
             fetched_bytes: Cell::new(0),
             lua: Default::default(),
+            reuse: std::env::var_os(super::NO_CACHE_ENV).is_none(),
         }
     }
 
@@ -319,7 +324,7 @@ impl<'s> Expander<'s> {
     pub fn expand_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
         self.page_cache.borrow_mut().clear();
         // A fresh Lua state per page: no module state leaks between pages.
-        self.lua.reset();
+        self.lua.reset(self.reuse);
         self.expand_in_page(ns, dbkey, text)
     }
 

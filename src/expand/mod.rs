@@ -61,6 +61,12 @@ pub trait TemplateSource {
     fn holds_templates(&self) -> bool;
 }
 
+/// Environment variable that turns off what the expander keeps from one page for the
+/// next (a worker's Lua state with its compiled modules, page-independent template
+/// expansions): set to anything, every page is expanded from scratch. The index is the
+/// same byte for byte either way (`tests/expansion_cache.rs`); only time differs.
+pub const NO_CACHE_ENV: &str = "WIKIWIT_NO_EXPANSION_CACHE";
+
 /// MediaWiki's complexity limits (`$wgMaxTemplateDepth`, `$wgMaxPPExpandDepth`,
 /// `$wgMaxPPNodeCount`, `$wgMaxArticleSize`, `$wgExpensiveParserFunctionLimit`; the
 /// defaults are MediaWiki 1.39's, whose depth limits are 100 — 40 before 1.38) and a

@@ -146,7 +146,9 @@ impl Expander<'_> {
     }
 
     pub(super) fn lookup(&self, key: &CacheKey) -> Option<Rc<Cached>> {
-        if let Some(c) = self.cache.borrow().get(key) {
+        if self.reuse
+            && let Some(c) = self.cache.borrow().get(key)
+        {
             return Some(c.clone());
         }
         self.page_cache.borrow().get(key).cloned()
@@ -259,7 +261,7 @@ impl Expander<'_> {
             titles,
             page_dependent,
         });
-        if page_dependent {
+        if page_dependent || !self.reuse {
             self.page_cache.borrow_mut().insert(key, entry);
             return;
         }

@@ -12,6 +12,9 @@ local mw = mw
 
 local currentFrame
 local frames = {}
+lib.pageResets[#lib.pageResets + 1] = function()
+	currentFrame, frames = nil, {}
+end
 local function argKey(k)
 	if type(k) == 'string' and (k:match('^%-?[1-9]%d*$') or k == '0') and #k < 16 then
 		return tonumber(k)

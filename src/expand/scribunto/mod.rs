@@ -16,8 +16,13 @@
 //! the Lua heap. Each overrun, like any Lua error, renders Scribunto's script-error span
 //! and becomes a [`super::Warning`] — never a crash.
 //!
-//! One Lua state serves one page (created at the page's first `#invoke`), so no module
-//! state leaks from page to page and results do not depend on page order.
+//! A Lua state is created at the first `#invoke` of a page. With the expander's caches on
+//! (the default) it then serves the worker's later pages too, so the library is loaded
+//! and each module compiled once per thread rather than once per page; at each new page
+//! `page.lua` puts back every table the library can reach and each library's page state,
+//! the garbage is collected and the page's limits start afresh, so no module state leaks
+//! from page to page and results do not depend on page order. With the caches off
+//! ([`super::NO_CACHE_ENV`]) each page gets a state of its own, as before.
 //!
 //! [`ExpandConfig::now`]: super::ExpandConfig::now
 //! [`TemplateSource`]: super::TemplateSource
@@ -61,7 +66,7 @@ pub(super) const NS_MODULE: i32 = 828;
 /// and the host, `site` the wiki's data (`site.rs`), `lib` what a file shares with the
 /// files after it. The sandbox comes first; `frame.lua`, which holds the `#invoke`
 /// driver and needs the module environments of `mw.lua`, last.
-const LIBRARIES: [(&str, &str); 14] = [
+const LIBRARIES: [(&str, &str); 15] = [
     ("=sandbox", include_str!("sandbox.lua")),
     ("=libraryUtil", include_str!("library_util.lua")),
     ("=mw", include_str!("mw.lua")),
@@ -76,7 +81,13 @@ const LIBRARIES: [(&str, &str); 14] = [
     ("=mw.message", include_str!("message.lua")),
     ("=mw.title", include_str!("title.lua")),
     ("=frame", include_str!("frame.lua")),
+    ("=page", include_str!("page.lua")),
 ];
+
+/// Bytes of module source compiled in one state after which the state is not reused
+/// for another page: the compiled chunks stay in the heap as long as the state lives,
+/// and enwiki has hundreds of thousands of modules.
+const MAX_COMPILED_BYTES: usize = 32 << 20;
 
 /// Stack a module may still need when `#invoke` starts it: Lua 5.1 bounds nested C calls
 /// (metamethods, `gsub` callbacks, `pcall`, `tostring`) at 200, a few KiB each at most,
@@ -98,6 +109,11 @@ pub(super) struct PageLua {
     lua: Lua,
     iface: Table,
     budget: Rc<Budget>,
+    /// Heap bytes of the state once the library is loaded: a reused state's page gets the
+    /// memory a fresh state's page would have had over this.
+    library_heap: usize,
+    /// Bytes of module source compiled in this state.
+    compiled_bytes: std::cell::Cell<usize>,
     /// Compiled modules by title: `None` when the page is missing or does not compile
     /// (then the error message).
     modules: RefCell<FxHashMap<(i32, String), Result<Function, String>>>,
@@ -121,13 +137,53 @@ impl PageLua {
                 .set_mode(ChunkMode::Text)
                 .call::<()>((iface.clone(), site.clone(), lib.clone()))?;
         }
-        sandbox::limit(&lua, &budget, &config.limits)?;
+        let library_heap = lua.used_memory();
+        sandbox::limit(
+            &lua,
+            &budget,
+            &config.limits,
+            config.limits.lua_memory as usize,
+        )?;
         Ok(PageLua {
             lua,
             iface,
             budget,
+            library_heap,
+            compiled_bytes: Default::default(),
             modules: Default::default(),
         })
+    }
+
+    /// Prepares a state that served other pages for a new one, as a fresh state would be
+    /// (see the module's documentation); `Ok(false)` when it cannot be (too many modules
+    /// compiled, or a table a module changed could not be put back).
+    fn begin_page(&self, limits: &super::Limits) -> Result<bool, LuaSetupError> {
+        if self.compiled_bytes.get() > MAX_COMPILED_BYTES {
+            return Ok(false);
+        }
+        // Nothing counted or limited while the library's tables are put back.
+        self.lua.remove_global_hook();
+        self.lua.set_memory_limit(0)?;
+        self.budget.limit.set(0);
+        self.budget.used.set(0);
+        self.budget.timed_out.set(false);
+        let new_page: Function = self.iface.get("newPage")?;
+        if !new_page.call::<bool>(())? {
+            return Ok(false);
+        }
+        // No full collection here (it marks the whole library and every compiled module
+        // again, as much work as the page's own Lua on CS1 pages): the page gets the
+        // memory a fresh state's page has over what the heap holds now, garbage of
+        // earlier pages included, which the collector frees as usual.
+        let heap = self.lua.used_memory();
+        let allowed = (limits.lua_memory as usize).saturating_sub(self.library_heap);
+        sandbox::limit(
+            &self.lua,
+            &self.budget,
+            limits,
+            heap.saturating_add(allowed),
+        )?;
+        Ok(true)
     }
 
     /// The compiled chunk of module (`ns`, `dbkey`), compiled once per page.
@@ -137,6 +193,8 @@ impl PageLua {
             return Some(m.clone());
         }
         let text = ex.source().wikitext(ns, dbkey)?;
+        self.compiled_bytes
+            .set(self.compiled_bytes.get() + text.len());
         let name = ex.codec().prefixed_text(ns, dbkey);
         let compiled = self
             .lua
@@ -150,20 +208,37 @@ impl PageLua {
     }
 }
 
-/// The page's Lua state, created at its first `#invoke` and dropped with the page.
+/// The page's Lua state, created at its first `#invoke`; at the next page dropped, or
+/// kept for reuse when `reuse` is on.
 #[derive(Default)]
 pub(super) struct PageLuaCell {
     state: RefCell<Option<Rc<PageLua>>>,
     failed: std::cell::Cell<bool>,
+    /// The state in `state` served an earlier page and must be prepared before use.
+    stale: std::cell::Cell<bool>,
 }
 
 impl PageLuaCell {
-    pub(super) fn reset(&self) {
-        *self.state.borrow_mut() = None;
+    /// A new page starts: the state is dropped, or with `reuse` kept to be prepared at
+    /// the page's first `#invoke`.
+    pub(super) fn reset(&self, reuse: bool) {
+        if reuse {
+            self.stale.set(true);
+        } else {
+            *self.state.borrow_mut() = None;
+        }
         self.failed.set(false);
     }
 
     pub(super) fn get(&self, ex: &Expander<'_>) -> Result<Rc<PageLua>, ()> {
+        if self.stale.replace(false) {
+            let kept = self.state.borrow_mut().take();
+            if let Some(p) = kept
+                && let Ok(true) = p.begin_page(&ex.config().limits)
+            {
+                *self.state.borrow_mut() = Some(p);
+            }
+        }
         if let Some(p) = self.state.borrow().as_ref() {
             return Ok(p.clone());
         }

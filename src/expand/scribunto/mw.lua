@@ -207,6 +207,9 @@ local function loadData(name)
 end
 
 local loadedJson = {}
+lib.pageResets[#lib.pageResets + 1] = function()
+	loadedData, loadedJson = {}, {}
+end
 local function loadJsonData(name)
 	return cachedData(loadedJson, 'mw.loadJsonData', name, function()
 		local data, err = host('loadJsonData', name)

@@ -12,7 +12,9 @@ local type, error, tonumber, rawgetmetatable, rawget = type, error, tonumber, ge
 local floor = math.floor
 -- Captured before they are removed: module environments (`mw.lua`, `frame.lua`) and
 -- `mw.site` (`site.lua`) need them.
-lib.rawsetfenv, lib.rawpairs = rawsetfenv, rawpairs
+lib.rawsetfenv, lib.rawpairs, lib.rawgetmetatable = rawsetfenv, rawpairs, rawgetmetatable
+-- Functions that put a library's page state back as a fresh state has it (`page.lua`).
+lib.pageResets = {}
 
 -- Sandbox: nothing that reaches files, processes, the clock or bytecode.
 dofile, loadfile, load, print, collectgarbage, gcinfo, module, newproxy =
@@ -224,6 +226,9 @@ end
 -- math.random from C shares one generator across threads: a seeded LCG instead.
 do
 	local seed = 1
+	lib.pageResets[#lib.pageResets + 1] = function()
+		seed = 1
+	end
 	function math.randomseed(s)
 		seed = floor(tonumber(s) or 0) % 2147483648
 	end

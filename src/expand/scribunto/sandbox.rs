@@ -130,10 +130,17 @@ fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
     Ok(())
 }
 
-/// Puts the page's limits on the state, once the library is loaded: the library is
-/// outside the page's budget, and the count starts afresh here, so what a page is
-/// charged does not depend on the size of the library.
-pub(super) fn limit(lua: &Lua, budget: &Rc<Budget>, limits: &Limits) -> mlua::Result<()> {
+/// Puts the page's limits on the state, once the library is loaded (and again at each
+/// page a reused state serves): the library is outside the page's budget, and the count
+/// starts afresh here — setting the hook restarts its interval — so what a page is
+/// charged depends neither on the size of the library nor on the pages before it.
+/// `heap_limit` bounds the whole heap, the library's included.
+pub(super) fn limit(
+    lua: &Lua,
+    budget: &Rc<Budget>,
+    limits: &Limits,
+    heap_limit: usize,
+) -> mlua::Result<()> {
     budget.limit.set(limits.lua_instructions);
     let b = budget.clone();
     // Global, so that coroutines created by modules run under the same count.
@@ -149,6 +156,6 @@ pub(super) fn limit(lua: &Lua, budget: &Rc<Budget>, limits: &Limits) -> mlua::Re
             Ok(VmState::Continue)
         },
     )?;
-    lua.set_memory_limit(limits.lua_memory as usize)?;
+    lua.set_memory_limit(heap_limit)?;
     Ok(())
 }
