@@ -95,6 +95,8 @@ pub(crate) enum LuaSetupError {
 
 /// The Lua state of one page.
 pub(super) struct PageLua {
+    /// Dropped before `lua`, whose allocator it wraps.
+    _allocations: sandbox::ChargedAllocator,
     lua: Lua,
     iface: Table,
     budget: Rc<Budget>,
@@ -123,6 +125,7 @@ impl PageLua {
         }
         sandbox::limit(&lua, &budget, &config.limits)?;
         Ok(PageLua {
+            _allocations: sandbox::charge_allocations(&lua, &budget)?,
             lua,
             iface,
             budget,
