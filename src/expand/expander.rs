@@ -382,6 +382,40 @@ impl<'s> Expander<'s> {
         true
     }
 
+    /// Preprocesses a text made while the page expands (`frame:preprocess`), counting
+    /// its nodes against the page's generated-node limit and its bytes against the work
+    /// budget; `None` once the limit is reached (no nodes once the budget is). Without the bound, a module that preprocesses
+    /// a text invoking itself keeps a parsed tree alive at every level of the recursion
+    /// (gigabytes before the depth limit is reached).
+    pub(in crate::expand) fn preprocess_generated(
+        &self,
+        st: &mut State,
+        text: &str,
+        inclusion: bool,
+    ) -> Option<Vec<Node>> {
+        let limit = self.config.limits.generated_nodes;
+        if st.generated_nodes > limit {
+            st.uncacheable();
+            return None;
+        }
+        if !self.tick(st, text.len() as u64 / 16) {
+            // The end of the work budget: nothing expands any more.
+            st.uncacheable();
+            return Some(Vec::new());
+        }
+        let nodes = if inclusion {
+            preprocess::preprocess_for_inclusion(text)
+        } else {
+            preprocess::preprocess(text)
+        };
+        st.generated_nodes += preprocess::node_count(&nodes);
+        if st.generated_nodes > limit {
+            st.warn(Warning::GeneratedNodeCount { limit });
+            return None;
+        }
+        Some(nodes)
+    }
+
     pub(super) fn expand_string(
         &self,
         st: &mut State,

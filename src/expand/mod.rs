@@ -81,6 +81,10 @@ pub struct Limits {
     pub expand_depth: u32,
     /// Preprocessor nodes visited while expanding.
     pub node_count: u64,
+    /// Preprocessor nodes made from texts built while expanding (`frame:preprocess`):
+    /// MediaWiki's `$wgMaxGeneratedPPNodeCount`, which 1.35 dropped; kept here because
+    /// nothing else bounds the memory of a module preprocessing its own invocation.
+    pub generated_nodes: u64,
     /// Bytes of template and parser-function output, summed over every nesting level.
     pub post_expand_size: u64,
     /// Bytes of template source text transcluded.
@@ -107,6 +111,7 @@ impl Default for Limits {
             template_depth: 100,
             expand_depth: 100,
             node_count: 1_000_000,
+            generated_nodes: 1_000_000,
             post_expand_size: 2 * 1024 * 1024,
             pre_expand_size: 2 * 1024 * 1024,
             argument_size: 2 * 1024 * 1024,
@@ -204,6 +209,9 @@ pub enum Warning {
     ExpandDepth { limit: u32 },
     #[error("preprocessor node-count limit ({limit}) exceeded")]
     NodeCount { limit: u64 },
+    /// The page's generated-node limit was reached (the `frame:preprocess` call fails).
+    #[error("generated node count limit ({limit}) exceeded")]
+    GeneratedNodeCount { limit: u64 },
     #[error("post-expand include size limit ({limit} bytes) exceeded by {title}")]
     PostExpandSize { title: String, limit: u64 },
     #[error("pre-expand include size limit ({limit} bytes) exceeded by {title}")]

@@ -225,6 +225,28 @@ pub(crate) enum Mode {
     Inclusion,
 }
 
+/// How many nodes a tree holds, counting each part of a call as one: the preprocessor's
+/// output size, which a page's generated-node limit bounds.
+pub(crate) fn node_count(nodes: &[Node]) -> u64 {
+    let calls = |c: &Call| {
+        node_count(&c.title)
+            + c.parts
+                .iter()
+                .map(|p| 1 + p.name.as_deref().map_or(0, node_count) + node_count(&p.value))
+                .sum::<u64>()
+    };
+    nodes
+        .iter()
+        .map(|n| {
+            1 + match n {
+                Node::Heading { children, .. } => node_count(children),
+                Node::Template(c) | Node::Argument(c) => calls(c),
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
 /// Preprocesses a page's wikitext.
 pub(crate) fn preprocess(text: &str) -> Vec<Node> {
     Preprocessor::new(text, Mode::Page).run()

@@ -60,6 +60,9 @@ pub(in crate::expand) struct State {
     pub page_dbkey: String,
     pub(super) counters: Counters,
     pub(super) expand_depth: u32,
+    /// Nodes made by preprocessing texts built during the expansion
+    /// ([`super::Limits::generated_nodes`]).
+    pub(super) generated_nodes: u64,
     pub(super) max_template_depth: u32,
     pub(super) expensive: u32,
     pub(super) expensive_seen: FxHashSet<(i32, String)>,
@@ -91,6 +94,7 @@ impl State {
             page_dbkey: page_dbkey.to_string(),
             counters: Counters::default(),
             expand_depth: 0,
+            generated_nodes: 0,
             max_template_depth: 0,
             expensive: 0,
             expensive_seen: FxHashSet::default(),

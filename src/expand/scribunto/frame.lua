@@ -170,7 +170,11 @@ local function newFrame(fid)
 		if type(opt) ~= 'string' and type(opt) ~= 'number' then
 			error("bad argument #1 to 'preprocess' (string expected, got " .. type(opt) .. ')', 2)
 		end
-		return host('preprocess', fid, tostring(opt))
+		local r, err = host('preprocess', fid, tostring(opt))
+		if r == nil then
+			error(err, 2)
+		end
+		return r
 	end
 	function frame:callParserFunction(name, args, ...)
 		if type(name) == 'table' then

@@ -8,7 +8,7 @@ use super::super::expander::State;
 use super::super::frame::{Frame, TextArgs};
 use super::host::{Ctx, Op, arg_int, arg_str, err, fail, nil, one, string, value_string};
 use crate::title::NS_TEMPLATE;
-use crate::wikitext::preprocess::{self, Node, Part};
+use crate::wikitext::preprocess::{Node, Part};
 
 /// The frame operations, by the name `frame.lua` calls them with.
 pub(super) const OPS: &[(&str, Op)] = &[
@@ -116,14 +116,13 @@ fn expand_template(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<Mul
 fn preprocess_text(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
     let text = arg_str(a, 1).unwrap_or_default();
     let out = cx.with_frame(frame_id(a), |st, frame| {
-        let nodes = if frame.depth > 0 {
-            preprocess::preprocess_for_inclusion(&text)
-        } else {
-            preprocess::preprocess(&text)
-        };
-        cx.ex.expand_string(st, frame, &text, &nodes)
+        let nodes = cx.ex.preprocess_generated(st, &text, frame.depth > 0)?;
+        Some(cx.ex.expand_string(st, frame, &text, &nodes))
     });
-    string(lua, &out)
+    match out {
+        Some(out) => string(lua, &out),
+        None => fail(lua, "Generated node count limit exceeded".to_string()),
+    }
 }
 
 fn call_parser_function(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {

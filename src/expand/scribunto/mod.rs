@@ -106,6 +106,8 @@ pub(crate) enum LuaSetupError {
 
 /// The Lua state of one page.
 pub(super) struct PageLua {
+    /// Dropped before `lua`, whose allocator it wraps.
+    _allocations: sandbox::ChargedAllocator,
     lua: Lua,
     iface: Table,
     budget: Rc<Budget>,
@@ -145,6 +147,7 @@ impl PageLua {
             config.limits.lua_memory as usize,
         )?;
         Ok(PageLua {
+            _allocations: sandbox::charge_allocations(&lua, &budget)?,
             lua,
             iface,
             budget,

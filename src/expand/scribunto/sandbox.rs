@@ -4,12 +4,15 @@
 //! budget through.
 //!
 //! The count is taken by a hook every [`HOOK_INTERVAL`] instructions rather than timed,
-//! so the same page gives the same text on any machine.
+//! so the same page gives the same text on any machine. One instruction can copy
+//! megabytes (`s .. s`), so the bytes by which the heap grows are charged too
+//! ([`charge_allocations`]): Lua's allocations are as deterministic as its instructions.
 
 use std::cell::Cell;
+use std::ffi::c_void;
 use std::rc::Rc;
 
-use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, VmState};
+use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, VmState, ffi};
 
 use super::super::Limits;
 use super::pattern_cost::{self, Mode};
@@ -26,6 +29,8 @@ pub(super) struct Budget {
     pub(super) used: Cell<u64>,
     pub(super) limit: Cell<u64>,
     pub(super) timed_out: Cell<bool>,
+    /// Bytes of heap growth not yet charged (less than [`BYTES_PER_INSTRUCTION`]).
+    pending_bytes: Cell<u64>,
 }
 
 /// A Lua state with the standard libraries `sandbox.lua` trims: no `io`, `os`, `debug`
@@ -158,4 +163,113 @@ pub(super) fn limit(
     )?;
     lua.set_memory_limit(heap_limit)?;
     Ok(())
+}
+
+/// Bytes of heap growth charged as one instruction. CS1 citations allocate about
+/// one byte per instruction they run, so their count hardly moves; a concatenation
+/// bomb, which copies megabytes per instruction, spends the page's budget after a few
+/// gigabytes copied (a second or two) instead of running for hours.
+const BYTES_PER_INSTRUCTION: u64 = 64;
+
+/// Once the budget is spent, allocations of at least this many bytes fail (a memory
+/// error, which `sandbox.lua`'s `pcall` lets through as the end of the budget): the hook
+/// only stops the script at its next check, and until then every instruction could
+/// copy the whole heap. Smaller ones pass, so that the error itself can be built.
+const REFUSED_GROWTH: usize = 4096;
+
+/// What the allocator installed by [`charge_allocations`] needs: mlua's own allocator
+/// (which keeps the memory limit) and the page's budget.
+struct Charged {
+    inner: ffi::lua_Alloc,
+    inner_ud: *mut c_void,
+    budget: Rc<Budget>,
+}
+
+/// The Lua allocator of a page's state: mlua's, with every growth of the heap charged to
+/// the instruction budget. Shrinking and freeing are never refused (Lua 5.1 assumes they
+/// cannot fail).
+unsafe extern "C" fn charged_alloc(
+    ud: *mut c_void,
+    ptr: *mut c_void,
+    osize: usize,
+    nsize: usize,
+) -> *mut c_void {
+    // SAFETY: `ud` is the `Charged` that `charge_allocations` leaked into the state
+    // and that `ChargedAllocator::drop` frees only after putting mlua's allocator back.
+    let c = unsafe { &*(ud as *const Charged) };
+    let old = if ptr.is_null() { 0 } else { osize };
+    if nsize > old {
+        let b = &c.budget;
+        if b.limit.get() > 0 {
+            if b.timed_out.get() && nsize - old >= REFUSED_GROWTH {
+                return std::ptr::null_mut();
+            }
+            let pending = b.pending_bytes.get() + (nsize - old) as u64;
+            b.pending_bytes.set(pending % BYTES_PER_INSTRUCTION);
+            let used = b.used.get() + pending / BYTES_PER_INSTRUCTION;
+            if used > b.limit.get() {
+                // The hook raises the error at its next check; like it, count no
+                // further than the limit.
+                b.used.set(b.limit.get());
+                b.timed_out.set(true);
+            } else {
+                b.used.set(used);
+            }
+        }
+    }
+    // SAFETY: mlua's allocator with its own user data, called as Lua calls it.
+    unsafe { (c.inner)(c.inner_ud, ptr, osize, nsize) }
+}
+
+/// Puts [`charged_alloc`] in front of mlua's allocator while the page's state lives; dropping it
+/// puts mlua's back (mlua finds its memory state through the allocator, and closing the state
+/// frees through it), so it must be dropped before the state.
+pub(super) struct ChargedAllocator {
+    lua: Lua,
+    charged: *mut Charged,
+}
+
+/// Installs the charging allocator on `lua`.
+pub(super) fn charge_allocations(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<ChargedAllocator> {
+    let charged = Box::into_raw(Box::new(Charged {
+        inner: charged_alloc,
+        inner_ud: std::ptr::null_mut(),
+        budget: budget.clone(),
+    }));
+    // SAFETY: the state is alive (we hold it); `charged` stays valid until
+    // `ChargedAllocator::drop`, which restores the allocator read here first.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            let mut ud = std::ptr::null_mut();
+            let inner = ffi::lua_getallocf(state, &mut ud);
+            (*charged).inner = inner;
+            (*charged).inner_ud = ud;
+            ffi::lua_setallocf(state, charged_alloc, charged as *mut c_void);
+        })
+    }
+    .inspect_err(|_| {
+        // SAFETY: not installed (the closure did not run to its end).
+        drop(unsafe { Box::from_raw(charged) });
+    })?;
+    Ok(ChargedAllocator {
+        lua: lua.clone(),
+        charged,
+    })
+}
+
+impl Drop for ChargedAllocator {
+    fn drop(&mut self) {
+        let charged = self.charged;
+        // SAFETY: restores what `charge_allocations` read; after it no allocation goes
+        // through `charged`, which is then freed.
+        let restored = unsafe {
+            self.lua.exec_raw::<()>((), |state| {
+                ffi::lua_setallocf(state, (*charged).inner, (*charged).inner_ud);
+            })
+        };
+        if restored.is_ok() {
+            drop(unsafe { Box::from_raw(charged) });
+        }
+        // Otherwise the allocator is still in use: leaking it is the safe choice.
+    }
 }

@@ -313,6 +313,38 @@ fn hostile_memory_bombs_are_bounded() {
     assert!(!warning_kinds(&e).is_empty(), "{}", e.text);
 }
 
+/// A bomb caught by `pcall` costs a hundred instructions but copies 64 MB: what the heap
+/// grows by is charged, so a loop of them spends the page's budget (about fifty of them)
+/// instead of running them all.
+#[test]
+fn copied_bytes_are_charged_to_the_budget() {
+    let (e, _) = hostile(
+        "return { f = function() for i = 1, 200 do \
+         pcall(function() local s = 'x' while true do s = s .. s end end) end \
+         return 'all bombs ran' end }",
+    );
+    assert!(!e.text.contains("all bombs ran"), "{}", e.text);
+    assert_eq!(warning_kinds(&e), ["lua-timeout"]);
+    assert!(e.stats.lua_instructions <= config().limits.lua_instructions + 1_000);
+}
+
+/// A module preprocessing a text of many calls of itself: each level's parsed tree stays
+/// alive while the next runs, so the nodes the preprocessor makes are bounded per page.
+#[test]
+fn generated_nodes_are_bounded() {
+    let mods = [module(
+        "G",
+        "return { f = function(frame) \
+         return frame:preprocess(string.rep('{{#invoke:G|f}}', 20000)) end }",
+    )];
+    let e = run_mods(&mods, &[], "{{#invoke:G|f}}");
+    let kinds = warning_kinds(&e);
+    assert!(
+        kinds.contains(&"generated-node-count".to_string()),
+        "{kinds:?}"
+    );
+}
+
 #[test]
 fn hostile_escapes_fail() {
     for code in [
