@@ -747,3 +747,86 @@ fn kill_9_mid_audit_then_resume() {
     assert!(from >= 2000 && from.is_multiple_of(1000), "{err}");
     assert!(std::fs::read(&log).unwrap() == std::fs::read(&whole).unwrap());
 }
+
+/// The row-level findings (checks 1–4 and 6–8) of each staged row of `log`, by the row's
+/// JSON line: what a row is found to say, whichever rows come before it.
+fn row_findings(
+    rows: &[String],
+    log: &[serde_json::Value],
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut out: std::collections::BTreeMap<String, Vec<String>> =
+        rows.iter().map(|r| (r.clone(), Vec::new())).collect();
+    for f in findings(log) {
+        let (Some(check), Some(row)) = (f["check"].as_u64(), f["row"].as_u64()) else {
+            continue;
+        };
+        if check == 5 || check > 8 {
+            continue;
+        }
+        let said = format!(
+            "{check} {} {} | {}",
+            f["severity"], f["message"], f["evidence"]
+        );
+        out.get_mut(&rows[row as usize]).unwrap().push(said);
+    }
+    for v in out.values_mut() {
+        v.sort();
+    }
+    out
+}
+
+/// Rows citing one locator one after another (a row and its variants: another row's
+/// continent, key or countries) are found to say what the same rows say when no two
+/// neighbours share a locator: the worker's memo of locators, titles and verdicts
+/// (`audit/memo.rs`) changes how often the work is done, never its outcome.
+#[test]
+fn a_rows_findings_do_not_depend_on_the_rows_checked_before_it() {
+    let tmp = tempdir();
+    let c = fixture("transboundary-contract.json");
+    let base: Vec<serde_json::Map<String, serde_json::Value>> =
+        std::fs::read_to_string(fixture("transboundary-rows.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let n = base.len();
+    // Variant k of row i: 0 and 4 the row itself, 1–3 one value taken from another row.
+    let variant = |i: usize, k: usize| -> String {
+        let mut r = base[i].clone();
+        let from = |d: usize| &base[(i + d) % n];
+        match k {
+            1 => r.insert("continent".into(), from(1)["continent"].clone()),
+            2 => r.insert("river".into(), from(5)["river"].clone()),
+            3 => r.insert("countries".into(), from(3)["countries"].clone()),
+            _ => None,
+        };
+        serde_json::to_string(&r).unwrap()
+    };
+    let runs: Vec<String> = (0..n)
+        .flat_map(|i| (0..5).map(move |k| (i, k)))
+        .map(|(i, k)| variant(i, k))
+        .collect();
+    let spread: Vec<String> = (0..5)
+        .flat_map(|k| (0..n).map(move |i| (i, k)))
+        .map(|(i, k)| variant(i, k))
+        .collect();
+    let mut found = Vec::new();
+    for (name, rows) in [("runs", &runs), ("spread", &spread)] {
+        let file = tmp.path().join(format!("{name}.jsonl"));
+        std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+        let run = audit(
+            &c,
+            &file,
+            &tmp.path().join(format!("{name}-log.jsonl")),
+            &[],
+        );
+        assert_eq!(run.code, Some(1), "{}", run.err);
+        found.push(row_findings(rows, &run.log));
+    }
+    assert_eq!(found[0], found[1]);
+    // The variants are told apart from the rows they share a locator with.
+    let evidence = |r: &String| found[0][r].iter().filter(|f| f.starts_with("2 ")).count();
+    let own: usize = (0..n).map(|i| evidence(&variant(i, 0))).sum();
+    let varied: usize = (0..n).map(|i| evidence(&variant(i, 3))).sum();
+    assert!(varied > own + n / 2, "{own} {varied}");
+}

@@ -18,6 +18,7 @@ pub mod contract;
 mod count;
 mod json_row;
 mod log;
+mod memo;
 pub mod numbers;
 pub mod pieces;
 mod resume;

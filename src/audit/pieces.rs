@@ -29,10 +29,11 @@ pub fn check_rows(
     rows: &[JsonRow<'_>],
 ) -> Result<Vec<(Vec<Finding>, RowSummary)>, IndexError> {
     let ctx = prepared.ctx(index);
+    let mut memo = super::memo::RowMemo::default();
     rows.iter()
         .map(|r| {
             let item: RowItem = super::json_row::parse(r.json, r.number, r.line);
-            let o = row_checks::check(&ctx, &item, Format::Jsonl)?;
+            let o = row_checks::check(&ctx, &item, Format::Jsonl, &mut memo)?;
             Ok((o.findings, o.summary))
         })
         .collect()

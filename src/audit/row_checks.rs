@@ -2,8 +2,11 @@
 //! knowability, 6 schema, 7 normalization, 8 scope match, and the null part of 5), run
 //! on one row at a time; rows are independent, so batches run in parallel.
 
+use std::rc::Rc;
+
 use super::checks::{Check, Severity};
 use super::contract::{ColumnSpec, ColumnType, SourceCol};
+use super::memo::{RowMemo, judged};
 use super::numbers::DecimalMark;
 use super::rows::{Format, RowItem, StagedRow, Value};
 use super::values::{self, Evidence};
@@ -66,8 +69,14 @@ pub(crate) fn header_findings(ctx: &Ctx<'_>, header: &[String], format: Format) 
     out
 }
 
-/// Runs the row-level checks on one record.
-pub fn check(ctx: &Ctx<'_>, item: &RowItem, format: Format) -> Result<RowOutcome, IndexError> {
+/// Runs the row-level checks on one record; `memo` holds what the rows checked before it
+/// by the same worker share with it.
+pub(crate) fn check(
+    ctx: &Ctx<'_>,
+    item: &RowItem,
+    format: Format,
+    memo: &mut RowMemo,
+) -> Result<RowOutcome, IndexError> {
     let row = match item {
         RowItem::Row(r) => r,
         RowItem::Bad {
@@ -95,7 +104,7 @@ pub fn check(ctx: &Ctx<'_>, item: &RowItem, format: Format) -> Result<RowOutcome
         key: key_display(ctx, row),
         findings: Vec::new(),
     };
-    let summary = rc.run(format)?;
+    let summary = rc.run(format, memo)?;
     let mut findings = rc.findings;
     findings.sort_by_key(|f| f.check);
     let blocked = findings.iter().any(|f| f.severity == Severity::Blocking);
@@ -139,29 +148,30 @@ impl RowCheck<'_, '_> {
         self.findings.last_mut().expect("just pushed")
     }
 
-    fn run(&mut self, format: Format) -> Result<RowSummary, IndexError> {
+    fn run(&mut self, format: Format, memo: &mut RowMemo) -> Result<RowSummary, IndexError> {
         let ctx = self.ctx;
         let row = self.row;
         self.schema(format);
         self.normalization();
         self.claim_types();
-        let (identity, first_key, first_key_page) = self.key_identity()?;
+        let (identity, first_key, first_key_page) = self.key_identity(memo)?;
         let source = match &row.source_page {
-            Some(p) => Some(match ctx.resolver.find_page(p)? {
-                Ok((n, _, _)) => Ok(n),
-                Err(_) => Err(p.clone()),
+            Some(p) => Some(match memo.titles.page_of(ctx, p)? {
+                Some(n) => Ok(n),
+                None => Err(p.clone()),
             }),
             None => None,
         };
-        let loc = self.citation_gate(&source)?;
-        let resolved = match &loc {
-            Some(l) => self.row_evidence(l)?,
-            None => None,
+        let loc = self.citation_gate(&source, memo)?;
+        // A parsed locator means the row has both.
+        let resolved = match (&loc, &row.locator, &row.source_page) {
+            (Some(l), Some(raw), Some(page)) => self.row_evidence(l, (raw, page), memo)?,
+            _ => None,
         };
         if let Some(r) = &resolved {
-            self.temporal(r, loc.as_ref());
+            self.temporal(r, loc.as_deref());
         }
-        self.scope(resolved.as_ref());
+        self.scope(resolved.as_deref());
         Ok(RowSummary {
             number: row.number,
             line: row.line,
@@ -330,7 +340,7 @@ impl RowCheck<'_, '_> {
     }
 
     /// Key identity (check 5's null part here; uniqueness is table-level).
-    fn key_identity(&mut self) -> Result<KeyIdentity, IndexError> {
+    fn key_identity(&mut self, memo: &RowMemo) -> Result<KeyIdentity, IndexError> {
         let mut parts = Vec::new();
         let mut first = None;
         let mut first_page = None;
@@ -348,10 +358,7 @@ impl RowCheck<'_, '_> {
             let text = v.joined(sep);
             let folded = values::fold(&text);
             let page = if spec.is_some_and(|s| s.kind == ColumnType::Text) {
-                match self.ctx.resolver.find_page(text.trim())? {
-                    Ok((n, _, _)) => Some(n),
-                    Err(_) => None,
-                }
+                memo.titles.page_of(self.ctx, text.trim())?
             } else {
                 None
             };
@@ -371,7 +378,8 @@ impl RowCheck<'_, '_> {
     fn citation_gate(
         &mut self,
         source: &Option<Result<u32, String>>,
-    ) -> Result<Option<Locator>, IndexError> {
+        memo: &mut RowMemo,
+    ) -> Result<Option<Rc<Locator>>, IndexError> {
         let row = self.row;
         let Some(page) = &row.source_page else {
             self.add(Check::CitationGate, "no source_page".into());
@@ -384,8 +392,9 @@ impl RowCheck<'_, '_> {
             );
             return Ok(None);
         };
-        let loc = match crate::locator::parse_relative(raw, page) {
-            Ok(l) => l,
+        let memo = memo.locators.get(raw, page);
+        let loc = match &memo.parsed {
+            Ok(l) => l.clone(),
             Err(e) => {
                 self.add(Check::CitationGate, format!("unparseable locator: {e}"));
                 return Ok(None);
@@ -403,7 +412,7 @@ impl RowCheck<'_, '_> {
         if let Some(spec) = &loc.page
             && spec.title.as_deref() != Some(page)
         {
-            let theirs = self.ctx.resolver.find_spec(spec)?.ok().map(|x| x.0);
+            let theirs = memo.named_page(self.ctx)?;
             if let (Some(Ok(mine)), Some(theirs)) = (source, theirs)
                 && *mine != theirs
             {
@@ -430,12 +439,20 @@ impl RowCheck<'_, '_> {
     }
 
     /// Check 2: the locator resolves, and its content alone states every extracted cell.
-    fn row_evidence(&mut self, loc: &Locator) -> Result<Option<Resolved>, IndexError> {
+    /// `loc` is the row's locator `raw` parsed against its source page `page`.
+    fn row_evidence(
+        &mut self,
+        loc: &Locator,
+        (raw, page): (&str, &str),
+        memo: &mut RowMemo,
+    ) -> Result<Option<Rc<Resolved>>, IndexError> {
         let ctx = self.ctx;
         let row = self.row;
-        let resolved = match ctx.resolver.resolve(loc)? {
-            Resolution::Found(r) => *r,
-            Resolution::Unresolved(u) => {
+        let RowMemo { titles, locators } = memo;
+        let entry = locators.get(raw, page);
+        let resolved = match entry.resolve(ctx, loc)? {
+            Ok(r) => r,
+            Err(u) => {
                 self.add(
                     Check::RowEvidence,
                     format!("the locator does not resolve: {u}"),
@@ -450,16 +467,10 @@ impl RowCheck<'_, '_> {
             );
             return Ok(Some(resolved));
         }
-        let resolve_name = |name: &str| -> Option<u32> {
-            ctx.resolver
-                .find_page(name)
-                .ok()
-                .and_then(|r| r.ok())
-                .map(|x| x.0)
-        };
+        let resolve_name = |name: &str| -> Option<u32> { titles.page_of(ctx, name).ok().flatten() };
         // Values the row's own locator does not support: one finding for the row.
         let mut unsupported = Vec::new();
-        for c in &ctx.contract.columns {
+        for (ci, c) in ctx.contract.columns.iter().enumerate() {
             if self.claim_of(c) != super::contract::Claim::Extracted {
                 continue;
             }
@@ -509,10 +520,13 @@ impl RowCheck<'_, '_> {
                 separator: c.separator(),
                 mark: ctx.mark,
             };
-            let verdicts: Vec<values::Verdict> = candidates
-                .iter()
-                .map(|e| values::supports(c.kind, &value, &spelling, e, &resolve_name))
-                .collect();
+            // The row locator's rows share its evidence: each staged value is judged once.
+            let verdicts = judged(own.then_some(&mut *entry), ci, &value, || {
+                candidates
+                    .iter()
+                    .map(|e| values::supports(c.kind, &value, &spelling, e, &resolve_name))
+                    .collect()
+            });
             if !verdicts.iter().any(|v| v.stated) {
                 let shown = cell_says(&candidates, &verdicts);
                 let what = format!("{} = {value:?}{shown}", c.name);

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::checks::Severity;
 use super::log::{Inputs, Log, Progress};
+use super::memo::RowMemo;
 use super::resume::{Saved, SideDir};
 use super::rows::{Format, Position, RawBatch, RawRecord, RowReader};
 use super::summaries::{self, KeyItem, SourceItem, SourceKey, Summaries, SummariesCheckpoint};
@@ -139,9 +140,10 @@ impl Checker<'_, '_> {
             log: self.buffer(),
             ..Chunk::default()
         };
+        let mut memo = RowMemo::default();
         for r in records {
             let item = super::rows::parse_record(self.format, self.header, batch, r);
-            let o = row_checks::check(self.ctx, &item, self.format)?;
+            let o = row_checks::check(self.ctx, &item, self.format, &mut memo)?;
             let s = o.summary;
             c.tally.rows += 1;
             c.tally.rows_blocked += usize::from(s.blocked);
