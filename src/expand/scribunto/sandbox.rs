@@ -275,15 +275,6 @@ unsafe extern "C" fn charged_alloc(
     let old = if ptr.is_null() { 0 } else { osize };
     let b = &c.budget;
     if nsize > old && !b.uncharged.get() {
-        let cap = b.heap_limit.get();
-        if cap > 0 {
-            let wanted = b.heap.get().saturating_add(nsize - old);
-            if wanted > cap {
-                b.refused.set(true);
-                return std::ptr::null_mut();
-            }
-            b.tightest.set(b.tightest.get().min(cap - wanted));
-        }
         if b.limit.get() > 0 {
             if b.timed_out.get() && nsize - old >= REFUSED_GROWTH {
                 return std::ptr::null_mut();
@@ -299,6 +290,16 @@ unsafe extern "C" fn charged_alloc(
             } else {
                 b.used.set(used);
             }
+        }
+        // Charged before refused: a refused request is work the page asked for.
+        let cap = b.heap_limit.get();
+        if cap > 0 {
+            let wanted = b.heap.get().saturating_add(nsize - old);
+            if wanted > cap {
+                b.refused.set(true);
+                return std::ptr::null_mut();
+            }
+            b.tightest.set(b.tightest.get().min(cap - wanted));
         }
     }
     // SAFETY: mlua's allocator with its own user data, called as Lua calls it.
