@@ -34,10 +34,33 @@ pub(crate) fn needs_expansion(text: &str) -> bool {
 }
 
 /// Analyses a page as written and after expansion with `expander`, and merges the two.
+///
+/// A page that came near a Lua limit with what the expander kept from earlier pages is
+/// analysed again as if it were the expander's first: whether it stays within the limit
+/// could depend on those pages, and the build must not depend on which pages a worker
+/// got (docs/expansion.md, "The budgets' edge").
 pub(crate) fn analyze_expanded(
     text: &str,
     page_ns: i32,
     page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+    expander: &Expander<'_>,
+    with_text: bool,
+) -> Analysed {
+    let page = (page_ns, page_dbkey);
+    let a = analyze_expanded_once(text, page, codec, lang, expander, with_text);
+    if a.expansion.is_some() && expander.history_may_matter() {
+        return expander
+            .isolated(|| analyze_expanded_once(text, page, codec, lang, expander, with_text));
+    }
+    a
+}
+
+/// [`analyze_expanded`] with the expander as it is.
+fn analyze_expanded_once(
+    text: &str,
+    (page_ns, page_dbkey): (i32, &str),
     codec: &TitleCodec,
     lang: &str,
     expander: &Expander<'_>,

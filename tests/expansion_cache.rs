@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::util::{build_command, data, export, ok};
 
 /// The manifest's fields that say when and how fast the build ran, left out.
-fn manifest_without_times(bytes: &[u8]) -> serde_json::Value {
+pub(super) fn manifest_without_times(bytes: &[u8]) -> serde_json::Value {
     let mut m: serde_json::Value = serde_json::from_slice(bytes).expect("manifest JSON");
     for k in ["checksum", "built_at"] {
         m.as_object_mut().expect("manifest object").remove(k);
@@ -24,7 +24,7 @@ fn manifest_without_times(bytes: &[u8]) -> serde_json::Value {
 }
 
 /// Every file under `dir` by its path relative to `dir`, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -15,6 +15,7 @@ mod expand;
 mod expand_cs1;
 mod expand_mw;
 mod expansion_cache;
+mod expansion_edge;
 mod faults;
 mod file_length;
 mod fn_length;

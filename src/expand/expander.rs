@@ -43,6 +43,11 @@ pub struct Expander<'s> {
     /// library and compiled modules) and page-independent template expansions. Off
     /// with [`super::NO_CACHE_ENV`], to check that the caches change nothing.
     reuse: bool,
+    /// Set while a page is expanded again as if it were the first ([`Self::isolated`]).
+    isolated: Cell<bool>,
+    /// The page expanded since the last [`expand_page`](Self::expand_page) came near a
+    /// Lua limit (or reached one).
+    lua_edge: Cell<bool>,
     /// The revision of the page being expanded, when the caller knows it.
     revision: Cell<Option<super::PageRevision>>,
     /// That revision's wikitext, when the caller holds it: `getContent()` of the current
@@ -115,6 +120,12 @@ impl<'a, 's> FnCall<'a, 's> {
     }
 }
 
+/// How near a Lua limit (a fraction of it) a page must come, with a worker's kept state
+/// and caches, to be expanded again from a fresh state ([`Expander::history_may_matter`]):
+/// far above the largest difference history was measured to make in a page's count
+/// or heap (docs/expansion.md, "The budgets' edge").
+const EDGE_MARGIN: f64 = 0.10;
+
 /// Extension tags whose content is wikitext that their hook parses in the calling frame
 /// (`Parser::recursiveTagParse`): templates and arguments inside are expanded.
 const WIKITEXT_TAGS: &[&str] = &["ref", "references", "poem", "indicator", "gallery"];
@@ -142,6 +153,51 @@ impl<'s> Expander<'s> {
             fetched_bytes: Cell::new(0),
             lua: Default::default(),
             reuse: std::env::var_os(super::NO_CACHE_ENV).is_none(),
+            isolated: Cell::new(false),
+            lua_edge: Cell::new(false),
+        }
+    }
+
+    /// Whether what one page computes may serve later ones (see `reuse`).
+    fn keeps(&self) -> bool {
+        self.reuse && !self.isolated.get()
+    }
+
+    /// Whether the page expanded last, with what this expander kept from earlier pages,
+    /// came within [`EDGE_MARGIN`] of a Lua limit or reached one: then its outcome could
+    /// depend on those pages (docs/expansion.md, "The budgets' edge"), and the caller
+    /// expands it again [`isolated`](Self::isolated).
+    pub(crate) fn history_may_matter(&self) -> bool {
+        self.keeps() && self.lua_edge.get()
+    }
+
+    /// Runs `f`, the expansion of one whole page (its text and the pieces expanded in
+    /// it), as if this expander had served no page before: a fresh Lua state, no
+    /// expansion cached by another page used or kept. The state kept for later pages is
+    /// set aside meanwhile, so they keep it.
+    pub(crate) fn isolated<R>(&self, f: impl FnOnce() -> R) -> R {
+        let kept = self.lua.set_aside();
+        self.isolated.set(true);
+        let r = f();
+        self.isolated.set(false);
+        // The page's fresh state goes; the kept one comes back.
+        drop(self.lua.set_aside());
+        self.lua.put_back(kept);
+        r
+    }
+
+    /// Notes whether the expansion `st` of the page came near a Lua limit: its
+    /// instructions, its heap, or a limit's warning.
+    fn note_lua_edge(&self, st: &State) {
+        let l = &self.config.limits;
+        let near = st.lua_used() as f64 >= (1.0 - EDGE_MARGIN) * l.lua_instructions as f64
+            || st
+                .warnings
+                .iter()
+                .any(|w| matches!(w, Warning::LuaTimeout { .. } | Warning::LuaMemory { .. }))
+            || self.lua.near_heap_limit(l, EDGE_MARGIN);
+        if near {
+            self.lua_edge.set(true);
         }
     }
 
@@ -324,7 +380,8 @@ impl<'s> Expander<'s> {
     pub fn expand_page(&self, ns: i32, dbkey: &str, text: &str) -> Expansion {
         self.page_cache.borrow_mut().clear();
         // A fresh Lua state per page: no module state leaks between pages.
-        self.lua.reset(self.reuse);
+        self.lua.reset(self.keeps());
+        self.lua_edge.set(false);
         self.expand_in_page(ns, dbkey, text)
     }
 
@@ -342,6 +399,7 @@ impl<'s> Expander<'s> {
         st.page_text = text.as_ptr() as usize..text.as_ptr() as usize + text.len();
         st.root_out = &out as *const String as usize;
         self.expand(&mut st, &root, text, &nodes, &mut out);
+        self.note_lua_edge(&st);
         Expansion {
             text: out,
             segments: st.segments,

@@ -146,7 +146,7 @@ impl Expander<'_> {
     }
 
     pub(super) fn lookup(&self, key: &CacheKey) -> Option<Rc<Cached>> {
-        if self.reuse
+        if self.keeps()
             && let Some(c) = self.cache.borrow().get(key)
         {
             return Some(c.clone());
@@ -261,7 +261,7 @@ impl Expander<'_> {
             titles,
             page_dependent,
         });
-        if page_dependent || !self.reuse {
+        if page_dependent || !self.keeps() {
             self.page_cache.borrow_mut().insert(key, entry);
             return;
         }

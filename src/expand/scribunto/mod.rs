@@ -21,7 +21,11 @@
 //! and each module compiled once per thread rather than once per page; at each new page
 //! `page.lua` puts back every table the library can reach and each library's page state,
 //! the garbage is collected and the page's limits start afresh, so no module state leaks
-//! from page to page and results do not depend on page order. With the caches off
+//! from page to page and results do not depend on page order. Compiling a module is
+//! charged to no page (a kept state compiled it for whichever page needed it first), and
+//! a page that comes near a Lua limit is expanded again from a fresh state
+//! ([`Expander::history_may_matter`]), so whether a page stays within its limits does
+//! not depend on the pages before it either. With the caches off
 //! ([`super::NO_CACHE_ENV`]) each page gets a state of its own, as before.
 //!
 //! [`ExpandConfig::now`]: super::ExpandConfig::now
@@ -111,8 +115,8 @@ pub(super) struct PageLua {
     lua: Lua,
     iface: Table,
     budget: Rc<Budget>,
-    /// Heap bytes of the state once the library is loaded: a reused state's page gets the
-    /// memory a fresh state's page would have had over this.
+    /// Heap bytes of the state once the library is loaded: a page's heap allowance is
+    /// the limit less this.
     library_heap: usize,
     /// Bytes of module source compiled in this state.
     compiled_bytes: std::cell::Cell<usize>,
@@ -166,27 +170,60 @@ impl PageLua {
         }
         // Nothing counted or limited while the library's tables are put back.
         self.lua.remove_global_hook();
-        self.lua.set_memory_limit(0)?;
+        self.budget.lift_heap_limit();
         self.budget.limit.set(0);
-        self.budget.used.set(0);
-        self.budget.timed_out.set(false);
         let new_page: Function = self.iface.get("newPage")?;
         if !new_page.call::<bool>(())? {
             return Ok(false);
         }
         // No full collection here (it marks the whole library and every compiled module
-        // again, as much work as the page's own Lua on CS1 pages): the page gets the
-        // memory a fresh state's page has over what the heap holds now, garbage of
-        // earlier pages included, which the collector frees as usual.
-        let heap = self.lua.used_memory();
-        let allowed = (limits.lua_memory as usize).saturating_sub(self.library_heap);
+        // again, as much work as the page's own Lua on CS1 pages). The heap may hold
+        // what a fresh state's may, plus the modules this state compiled: garbage of
+        // earlier pages takes from the page's room until the collector frees it, so a
+        // kept state's page never has more room than a fresh state's, and one that
+        // comes near the limit is expanded again from a fresh state
+        // (`Expander::history_may_matter`).
+        let live = self.library_heap + self.budget.compiled();
+        if self.budget.heap().saturating_sub(live) > self.allowed(limits) / 2 {
+            // Garbage would take more than half the page's room.
+            self.lua.gc_collect()?;
+        }
+        self.budget.start_page();
         sandbox::limit(
             &self.lua,
             &self.budget,
             limits,
-            heap.saturating_add(allowed),
+            (limits.lua_memory as usize).saturating_add(self.budget.compiled()),
         )?;
         Ok(true)
+    }
+
+    /// The heap a page may add to what it starts with: what a fresh state's page has.
+    fn allowed(&self, limits: &super::Limits) -> usize {
+        (limits.lua_memory as usize).saturating_sub(self.library_heap)
+    }
+
+    /// Whether the page has come within `margin` (a fraction of its allowance) of its
+    /// heap limit, or reached it.
+    fn near_heap_limit(&self, limits: &super::Limits, margin: f64) -> bool {
+        self.budget.refused()
+            || (self.budget.tightest() as f64) <= margin * self.allowed(limits) as f64
+    }
+
+    /// Compiles `text` outside the page's budgets ([`sandbox::Budget::uncharged`]): no
+    /// instructions charged, no heap limit while the compiler runs, and the limit raised
+    /// by what compiling left in the heap, so that a page's limits mean the same whether
+    /// its state compiled the module for it or for an earlier page.
+    fn compile(&self, text: &str, name: String) -> Result<Function, String> {
+        self.budget
+            .uncharged(|| {
+                self.lua
+                    .load(text)
+                    .set_name(name)
+                    .set_mode(ChunkMode::Text)
+                    .into_function()
+            })
+            .map_err(|e| lua_message(&e))
     }
 
     /// The compiled chunk of module (`ns`, `dbkey`), compiled once per page.
@@ -199,13 +236,7 @@ impl PageLua {
         self.compiled_bytes
             .set(self.compiled_bytes.get() + text.len());
         let name = ex.codec().prefixed_text(ns, dbkey);
-        let compiled = self
-            .lua
-            .load(text.as_ref())
-            .set_name(format!("={name}"))
-            .set_mode(ChunkMode::Text)
-            .into_function()
-            .map_err(|e| lua_message(&e));
+        let compiled = self.compile(&text, format!("={name}"));
         self.modules.borrow_mut().insert(key, compiled.clone());
         Some(compiled)
     }
@@ -231,6 +262,33 @@ impl PageLuaCell {
             *self.state.borrow_mut() = None;
         }
         self.failed.set(false);
+    }
+
+    /// Takes the state kept for later pages out of the way while a page is expanded
+    /// from a fresh state ([`Expander::isolated`]); [`put_back`](Self::put_back) returns it.
+    pub(super) fn set_aside(&self) -> Option<Rc<PageLua>> {
+        self.stale.set(false);
+        self.failed.set(false);
+        self.state.borrow_mut().take()
+    }
+
+    /// Returns a state [`set_aside`](Self::set_aside) took, to be prepared for the next
+    /// page as any kept state.
+    pub(super) fn put_back(&self, kept: Option<Rc<PageLua>>) {
+        *self.state.borrow_mut() = kept;
+        self.stale.set(true);
+        self.failed.set(false);
+    }
+
+    /// Whether the page being expanded came within `margin` (a fraction) of its Lua heap
+    /// limit; `false` when it ran no Lua.
+    pub(super) fn near_heap_limit(&self, limits: &super::Limits, margin: f64) -> bool {
+        !self.stale.get()
+            && self
+                .state
+                .borrow()
+                .as_ref()
+                .is_some_and(|p| p.near_heap_limit(limits, margin))
     }
 
     pub(super) fn get(&self, ex: &Expander<'_>) -> Result<Rc<PageLua>, ()> {
@@ -431,5 +489,7 @@ pub(super) use frame::StringParts;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_budget;
 #[cfg(test)]
 mod tests_libraries;

@@ -7,6 +7,8 @@
 //! so the same page gives the same text on any machine. One instruction can copy
 //! megabytes (`s .. s`), so the bytes by which the heap grows are charged too
 //! ([`charge_allocations`]): Lua's allocations are as deterministic as its instructions.
+//! Compiling a module is not charged ([`Budget::uncharged`]): a state kept from page to
+//! page compiles each module once, for whichever page needs it first.
 
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -31,6 +33,79 @@ pub(super) struct Budget {
     pub(super) timed_out: Cell<bool>,
     /// Bytes of heap growth not yet charged (less than [`BYTES_PER_INSTRUCTION`]).
     pending_bytes: Cell<u64>,
+    /// Set while a module compiles: what a state has compiled depends on the pages it
+    /// served before, so compiling is charged to no page (see [`Budget::uncharged`]).
+    uncharged: Cell<bool>,
+    /// The least room the heap limit left the page (bytes), over all its allocations:
+    /// how near the limit it came ([`Budget::tightest`]).
+    tightest: Cell<usize>,
+    /// The heap limit refused the page an allocation (even one a `pcall` caught).
+    refused: Cell<bool>,
+    /// The Lua heap in bytes, as the allocator has seen it grow and shrink.
+    heap: Cell<usize>,
+    /// Heap bytes compiling has added in this state ([`Budget::compiled`]).
+    compiled: Cell<usize>,
+    /// The most the heap may hold (0: no limit). Kept here, not by mlua, whose limit
+    /// cannot be changed once [`charged_alloc`] stands in front of its allocator.
+    heap_limit: Cell<usize>,
+}
+
+impl Budget {
+    /// A page starts: its counts start afresh.
+    pub(super) fn start_page(&self) {
+        self.used.set(0);
+        self.timed_out.set(false);
+        self.pending_bytes.set(0);
+        self.tightest.set(usize::MAX);
+        self.refused.set(false);
+    }
+
+    /// Runs `f` (a module's compilation) charged to no page: its allocations cost no
+    /// instructions and do not count against the page's heap. Lua then counts, for any
+    /// page, only what the page's code does, whether the state compiled the module for
+    /// it or for a page before.
+    ///
+    /// Nor is it limited: the heap limit is lifted while `f` runs and raised afterwards
+    /// by what `f` left in the heap, so the page keeps the allowance it had.
+    pub(super) fn uncharged<R>(&self, f: impl FnOnce() -> R) -> R {
+        let was = self.uncharged.replace(true);
+        let before = self.heap.get();
+        let r = f();
+        self.uncharged.set(was);
+        let grown = self.heap.get().saturating_sub(before);
+        self.compiled.set(self.compiled.get() + grown);
+        let limit = self.heap_limit.get();
+        if limit > 0 {
+            self.heap_limit.set(limit.saturating_add(grown));
+        }
+        r
+    }
+
+    /// Heap bytes compiling has added in this state: what its compiled modules hold.
+    pub(super) fn compiled(&self) -> usize {
+        self.compiled.get()
+    }
+
+    /// The Lua heap in bytes (once [`charge_allocations`] has installed the allocator).
+    pub(super) fn heap(&self) -> usize {
+        self.heap.get()
+    }
+
+    /// Lifts the heap limit (while the library's tables are put back for a new page).
+    pub(super) fn lift_heap_limit(&self) {
+        self.heap_limit.set(0);
+    }
+
+    /// The least room (bytes) the heap limit left the page; `usize::MAX` before it
+    /// allocated anything.
+    pub(super) fn tightest(&self) -> usize {
+        self.tightest.get()
+    }
+
+    /// Whether the heap limit refused the page an allocation.
+    pub(super) fn refused(&self) -> bool {
+        self.refused.get()
+    }
 }
 
 /// A Lua state with the standard libraries `sandbox.lua` trims: no `io`, `os`, `debug`
@@ -139,7 +214,7 @@ fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
 /// page a reused state serves): the library is outside the page's budget, and the count
 /// starts afresh here — setting the hook restarts its interval — so what a page is
 /// charged depends neither on the size of the library nor on the pages before it.
-/// `heap_limit` bounds the whole heap, the library's included.
+/// `heap_limit` bounds the whole heap, the library's included; [`charged_alloc`] keeps it.
 pub(super) fn limit(
     lua: &Lua,
     budget: &Rc<Budget>,
@@ -161,7 +236,7 @@ pub(super) fn limit(
             Ok(VmState::Continue)
         },
     )?;
-    lua.set_memory_limit(heap_limit)?;
+    budget.heap_limit.set(heap_limit);
     Ok(())
 }
 
@@ -198,8 +273,8 @@ unsafe extern "C" fn charged_alloc(
     // and that `ChargedAllocator::drop` frees only after putting mlua's allocator back.
     let c = unsafe { &*(ud as *const Charged) };
     let old = if ptr.is_null() { 0 } else { osize };
-    if nsize > old {
-        let b = &c.budget;
+    let b = &c.budget;
+    if nsize > old && !b.uncharged.get() {
         if b.limit.get() > 0 {
             if b.timed_out.get() && nsize - old >= REFUSED_GROWTH {
                 return std::ptr::null_mut();
@@ -216,9 +291,23 @@ unsafe extern "C" fn charged_alloc(
                 b.used.set(used);
             }
         }
+        // Charged before refused: a refused request is work the page asked for.
+        let cap = b.heap_limit.get();
+        if cap > 0 {
+            let wanted = b.heap.get().saturating_add(nsize - old);
+            if wanted > cap {
+                b.refused.set(true);
+                return std::ptr::null_mut();
+            }
+            b.tightest.set(b.tightest.get().min(cap - wanted));
+        }
     }
     // SAFETY: mlua's allocator with its own user data, called as Lua calls it.
-    unsafe { (c.inner)(c.inner_ud, ptr, osize, nsize) }
+    let out = unsafe { (c.inner)(c.inner_ud, ptr, osize, nsize) };
+    if nsize == 0 || !out.is_null() {
+        b.heap.set((b.heap.get() + nsize).saturating_sub(old));
+    }
+    out
 }
 
 /// Puts [`charged_alloc`] in front of mlua's allocator while the page's state lives; dropping it
@@ -236,6 +325,8 @@ pub(super) fn charge_allocations(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result
         inner_ud: std::ptr::null_mut(),
         budget: budget.clone(),
     }));
+    budget.start_page();
+    budget.heap.set(lua.used_memory());
     // SAFETY: the state is alive (we hold it); `charged` stays valid until
     // `ChargedAllocator::drop`, which restores the allocator read here first.
     unsafe {
