@@ -12,18 +12,17 @@
 use rustc_hash::FxHashSet;
 
 use crate::expand::{Expander, Expansion, Segment};
-use crate::text::PageText;
 use crate::title::TitleCodec;
 use crate::wikitext::{
-    CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_with_text,
-    analyze_with_values,
+    Assembled, CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_assembled,
+    analyze_with_text, analyze_with_values, assemble_text,
 };
 
 /// The page's structure with what template expansion adds, its plain text (when asked
 /// for) and the expansion itself (`None` when the page calls nothing to expand).
 pub(crate) struct Analysed {
     pub structure: PageStructure,
-    pub text: Option<PageText>,
+    pub text: Option<Assembled>,
     pub expansion: Option<Expansion>,
 }
 
@@ -68,7 +67,7 @@ fn analyze_expanded_once(
 ) -> Analysed {
     if !needs_expansion(text) {
         let (structure, plain) = if with_text {
-            let (s, t) = analyze_with_text(text, page_ns, page_dbkey, codec, lang);
+            let (s, t) = analyze_assembled(text, page_ns, page_dbkey, codec, lang);
             (s, Some(t))
         } else {
             (analyze(text, page_ns, page_dbkey, codec, lang), None)
@@ -110,14 +109,16 @@ fn analyze_expanded_once(
         let words: Vec<&str> = t.sentences().map(|(_, _, x)| x.text.as_str()).collect();
         Some(words.join(" "))
     };
-    let (mut structure, plain) =
+    let (mut structure, prose) =
         analyze_with_values(text, (page_ns, page_dbkey), codec, lang, with_text, &value);
     let expanded = analyze(&expansion.text, page_ns, page_dbkey, codec, lang);
     drop_discarded_links(&mut structure, &expansion, &expanded, expander);
     merge(&mut structure, &expansion, expanded);
+    // The text's table and infobox sentences come from the structure as stored.
+    let text = prose.map(|p| assemble_text(p, &structure));
     Analysed {
         structure,
-        text: plain,
+        text,
         expansion: Some(expansion),
     }
 }

@@ -30,6 +30,7 @@ mod mcp;
 mod oracle;
 mod parquet;
 mod serve;
+mod shard_checks;
 mod shards;
 mod structure;
 mod text;

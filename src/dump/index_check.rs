@@ -128,29 +128,44 @@ pub(super) struct IndexChecker<'a> {
     dump_path: &'a Path,
     /// The dump's stream ranges (the plan).
     ranges: &'a [Range<usize>],
-    dump_len: usize,
+    /// The dump file's bytes.
+    data: &'a [u8],
+    /// A shard's streams (ascending, consecutive), when only they are read.
+    shard: Option<&'a [usize]>,
     /// Pieces not yet checked, in dump order.
     queue: VecDeque<Pending>,
     /// For each stream range, the index group holding it (0: before the first offset),
-    /// computed when the index has been read.
-    group_of: Option<Vec<usize>>,
+    /// and the groups this read checks, computed when the index has been read.
+    group_of: Option<(Vec<usize>, Owned)>,
     /// The group being checked and how many of its entries have been matched.
     group: usize,
     matched: usize,
 }
 
+/// The index groups a read checks, first to last (`None`: none).
+///
+/// A whole read checks them all. A shard checks the groups whose first stream it
+/// reads, the only shard that does: streams at its start that continue a group begun
+/// in the shard before are checked there, and streams past its end that continue its
+/// last group are decoded here for their page ids alone. Every group is then checked
+/// once, whole, by one shard, however the byte cut falls.
+type Owned = Option<(usize, usize)>;
+
 impl<'a> IndexChecker<'a> {
+    /// A checker of the pages of `ranges`, all of them or (`shard`) those of a shard's
+    /// streams.
     pub fn new(
         load: &'a IndexLoad,
         dump_path: &'a Path,
-        ranges: &'a [Range<usize>],
-        dump_len: usize,
+        (ranges, data): (&'a [Range<usize>], &'a [u8]),
+        shard: Option<&'a [usize]>,
     ) -> IndexChecker<'a> {
         IndexChecker {
             load,
             dump_path,
             ranges,
-            dump_len,
+            data,
+            shard,
             queue: VecDeque::new(),
             group_of: None,
             group: 0,
@@ -178,12 +193,39 @@ impl<'a> IndexChecker<'a> {
     }
 
     /// Waits for the index and checks everything, including that no listed page is
-    /// missing at the end.
+    /// missing at the end (of the last group checked, for a shard).
     pub fn finish(mut self) -> Result<(), DumpError> {
         self.drain(true)?;
-        self.load
-            .with(true, |ix| self.close_groups(ix, ix.ranges.len() + 1))?
-            .expect("waited")
+        let load = self.load;
+        load.with(true, |ix| self.close_owned(ix))?.expect("waited")
+    }
+
+    /// Closes the groups this read checks: for a shard, after the streams past its end
+    /// that continue its last group are checked.
+    fn close_owned(&mut self, ix: &mut MultistreamIndex) -> Result<(), DumpError> {
+        let Some((group_of, owned)) = self.group_of.as_ref() else {
+            return Err(DumpError::Internal {
+                message: "the index's groups were not computed before the check ended".into(),
+            });
+        };
+        let Some((_, last)) = *owned else {
+            return Ok(());
+        };
+        if let Some(&end) = self.shard.and_then(|s| s.last()) {
+            let beyond: Vec<usize> = (end + 1..self.ranges.len())
+                .take_while(|&i| group_of[i] == last)
+                .collect();
+            for i in beyond {
+                let r = self.ranges[i].clone();
+                let found = super::pieces::stream_page_ids(self.dump_path, self.data, r.clone())?;
+                let at = Location::Bz2 {
+                    stream_offset: r.start as u64,
+                    decompressed: 0,
+                };
+                self.check_piece(ix, last, &found, at)?;
+            }
+        }
+        self.close_groups(ix, last + 1)
     }
 
     fn drain(&mut self, wait: bool) -> Result<(), DumpError> {
@@ -199,41 +241,75 @@ impl<'a> IndexChecker<'a> {
 
     fn check_queue(&mut self, ix: &mut MultistreamIndex) -> Result<(), DumpError> {
         if self.group_of.is_none() {
-            self.group_of = Some(self.group_streams(ix)?);
+            let group_of = self.group_streams(ix)?;
+            let owned = self.owned(&group_of, ix.ranges.len());
+            if let Some((first, _)) = owned {
+                self.group = first;
+            }
+            self.group_of = Some((group_of, owned));
         }
         while let Some((range, found, at)) = self.queue.pop_front() {
-            let group = self.group_of.as_ref().expect("computed above")[range];
-            if group != self.group {
-                self.close_groups(ix, group)?;
+            let (group_of, owned) = self.group_of.as_ref().expect("computed above");
+            let group = group_of[range];
+            // A group begun before a shard's streams is checked by the shard it began in.
+            if owned.is_none_or(|(first, _)| group < first) {
+                continue;
             }
-            let expected: &[Entry] = match group {
-                0 => &[],
-                g => &ix.ranges[g - 1].entries[self.matched..],
-            };
-            for (k, (id, hash)) in found.iter().enumerate() {
-                match expected.get(k) {
-                    None => {
-                        return Err(self.mismatch(format!(
-                            "{at} holds page id {id}, which the index does not list at this offset"
-                        )));
-                    }
-                    Some(e) if e.page_id != *id || e.title_hash != *hash => {
-                        return Err(self.mismatch(format!(
-                            "index line {} lists page id {} at this offset, but {at} holds page id {id}{}",
-                            e.line,
-                            e.page_id,
-                            if e.page_id == *id {
-                                " with a different title"
-                            } else {
-                                ""
-                            }
-                        )));
-                    }
-                    Some(_) => {}
-                }
-            }
-            self.matched += found.len();
+            self.check_piece(ix, group, &found, at)?;
         }
+        Ok(())
+    }
+
+    /// The groups this read checks ([`Owned`]), given each stream's group.
+    fn owned(&self, group_of: &[usize], groups: usize) -> Owned {
+        let Some(streams) = self.shard else {
+            return Some((0, groups));
+        };
+        let (&a, &b) = (streams.first()?, streams.last()?);
+        // The first stream's group is the shard's if it starts there (or is none).
+        let begun_before = group_of[a] > 0 && a > 0 && group_of[a - 1] == group_of[a];
+        let first = group_of[a] + usize::from(begun_before);
+        (first <= group_of[b]).then_some((first, group_of[b]))
+    }
+
+    /// Checks the pages `found` in a stream of `group`, which follow those matched so far.
+    fn check_piece(
+        &mut self,
+        ix: &mut MultistreamIndex,
+        group: usize,
+        found: &[(u64, u64)],
+        at: Location,
+    ) -> Result<(), DumpError> {
+        if group != self.group {
+            self.close_groups(ix, group)?;
+        }
+        let expected: &[Entry] = match group {
+            0 => &[],
+            g => &ix.ranges[g - 1].entries[self.matched..],
+        };
+        for (k, (id, hash)) in found.iter().enumerate() {
+            match expected.get(k) {
+                None => {
+                    return Err(self.mismatch(format!(
+                        "{at} holds page id {id}, which the index does not list at this offset"
+                    )));
+                }
+                Some(e) if e.page_id != *id || e.title_hash != *hash => {
+                    return Err(self.mismatch(format!(
+                        "index line {} lists page id {} at this offset, but {at} holds page id {id}{}",
+                        e.line,
+                        e.page_id,
+                        if e.page_id == *id {
+                            " with a different title"
+                        } else {
+                            ""
+                        }
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        self.matched += found.len();
         Ok(())
     }
 
@@ -265,10 +341,12 @@ impl<'a> IndexChecker<'a> {
         let starts: Vec<usize> = self.ranges.iter().map(|r| r.start).collect();
         for r in &ix.ranges {
             let off = usize::try_from(r.offset).unwrap_or(usize::MAX);
-            if off == 0 || off >= self.dump_len {
+            if off == 0 || off >= self.data.len() {
                 return Err(self.mismatch(format!(
                     "index line {} gives offset {} but the dump is {} bytes long",
-                    r.entries[0].line, r.offset, self.dump_len
+                    r.entries[0].line,
+                    r.offset,
+                    self.data.len()
                 )));
             }
             if starts.binary_search(&off).is_err() {

@@ -224,9 +224,10 @@ impl Dump {
     /// caches), and `map` gets it with every page that thread reads.
     ///
     /// With `streams` (see [`Dump::shard_streams`]), only the pages of those bz2
-    /// streams, each parsed as a full read parses it. They are not checked against the
-    /// multistream index (the one-machine build does that), and a page cut across two
-    /// shards' streams fails the read with [`DumpError::StreamFragment`].
+    /// streams, each parsed as a full read parses it and checked against the multistream
+    /// index as a full read checks it (the index's groups that begin in these streams,
+    /// whole); the read that holds the last stream must find the dump's end, and a page
+    /// cut across two shards' streams fails the read with [`DumpError::StreamFragment`].
     pub(crate) fn pages_with<T, St, Init, M, C, P>(
         &self,
         streams: Option<&[usize]>,

@@ -273,7 +273,10 @@ where
         }
         Source::Owned(v, off) => (Cow::Owned(v), Base::Decompressed(off), None),
     };
-    let range_idx = range_idx.filter(|_| dump.index.is_some() && filter.is_none());
+    // Pages are checked against the index in a read that parses every page of its
+    // streams: the whole dump's, or a shard's.
+    let checked = filter.is_none_or(|f| f.namespaces.is_none());
+    let range_idx = range_idx.filter(|_| dump.index.is_some() && checked);
     let Some((first, last)) = complete_span(&bytes) else {
         return Ok(PieceOut {
             decoded_len: bytes.len() as u64,
@@ -343,6 +346,31 @@ where
     Ok(out)
 }
 
+/// The (page id, title hash) of the whole pages of the stream in `range` of `data`, for
+/// checking them against the multistream index without reading them for their content.
+pub(super) fn stream_page_ids(
+    path: &Path,
+    data: &[u8],
+    range: Range<usize>,
+) -> Result<Vec<(u64, u64)>, DumpError> {
+    let bytes = bz2::decode_range(path, data, range.start, range.end)?;
+    let mut ids = Vec::new();
+    if let Some((first, last)) = complete_span(&bytes) {
+        let skip = |_: &mut (), _: RawPage<'_>, _: Location| Ok(());
+        parse_region(
+            path,
+            &bytes[first..last],
+            Base::Stream(range.start as u64),
+            first,
+            &mut (),
+            &skip,
+            &mut Vec::new(),
+            Some(&mut ids),
+        )?;
+    }
+    Ok(ids)
+}
+
 thread_local! {
     /// The decoded-stream buffer of this worker thread, reused from stream to stream.
     static DECODE_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -364,6 +392,9 @@ struct Stitcher<'a, T, St, Init, M, C> {
     /// Only chosen streams are read: a fragment cannot be stitched, and the dump's end
     /// may not be reached.
     partial: bool,
+    /// The last stream is read: the dump's end must be there (`</mediawiki>`), as in a
+    /// whole read.
+    reaches_end: bool,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -446,35 +477,35 @@ where
     fn finish(mut self) -> Result<u64, DumpError> {
         let rest = String::from_utf8_lossy(&self.carry);
         let rest = rest.trim();
-        if self.partial && rest.is_empty() {
-            return Ok(self.pages);
-        }
-        if self.partial && rest != "</mediawiki>" {
-            return Err(DumpError::StreamFragment {
+        let ended = rest == "</mediawiki>";
+        if self.partial && !self.reaches_end {
+            // The streams after these hold the rest of the dump.
+            if !rest.is_empty() && !ended {
+                return Err(DumpError::StreamFragment {
+                    path: self.dump.path.clone(),
+                    location: self.carry_base.at(0),
+                });
+            }
+        } else if !ended {
+            if rest.is_empty() || rest.starts_with("<page") || rest.contains("<page>") {
+                return Err(DumpError::Truncated {
+                    path: self.dump.path.clone(),
+                });
+            }
+            // A page-less tail that is not the closing tag: report what is there.
+            let shown: String = rest.chars().take(60).collect();
+            let _ = &mut self.consume;
+            return Err(DumpError::Xml {
                 path: self.dump.path.clone(),
                 location: self.carry_base.at(0),
+                page: None,
+                message: format!("unexpected content after the last page: {shown:?}"),
             });
         }
-        if rest == "</mediawiki>" {
-            if let Some(checker) = self.checker.take() {
-                checker.finish()?;
-            }
-            return Ok(self.pages);
+        if let Some(checker) = self.checker.take() {
+            checker.finish()?;
         }
-        if rest.is_empty() || rest.starts_with("<page") || rest.contains("<page>") {
-            return Err(DumpError::Truncated {
-                path: self.dump.path.clone(),
-            });
-        }
-        // A page-less tail that is not the closing tag: report what is there.
-        let shown: String = rest.chars().take(60).collect();
-        let _ = &mut self.consume;
-        Err(DumpError::Xml {
-            path: self.dump.path.clone(),
-            location: self.carry_base.at(0),
-            page: None,
-            message: format!("unexpected content after the last page: {shown:?}"),
-        })
+        Ok(self.pages)
     }
 }
 
@@ -537,6 +568,40 @@ impl Iterator for SeqChunks<'_> {
     }
 }
 
+/// Whether a read (of `filter`'s streams, if any) holds the dump's last stream.
+fn reaches_end(dump: &Dump, filter: Option<&Filter<'_>>) -> bool {
+    match (&dump.plan, filter.and_then(|f| f.streams)) {
+        (Plan::Streams(ranges), Some(chosen)) => {
+            chosen.last().is_some_and(|&last| last + 1 == ranges.len())
+        }
+        _ => true,
+    }
+}
+
+/// The index check of a read: a whole read checks every page against the multistream
+/// index, a shard's read those of its streams; a pass over some namespaces checks none
+/// (the main pass does).
+fn checker<'a>(dump: &'a Dump, filter: Option<&Filter<'a>>) -> Option<IndexChecker<'a>> {
+    let (Some(load), Plan::Streams(ranges)) = (&dump.index, &dump.plan) else {
+        return None;
+    };
+    let shard = match filter {
+        None => None,
+        Some(&Filter {
+            namespaces: None,
+            streams: Some(chosen),
+            ..
+        }) => Some(chosen),
+        Some(_) => return None,
+    };
+    Some(IndexChecker::new(
+        load,
+        &dump.path,
+        (ranges, &dump.data[..]),
+        shard,
+    ))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run<T, St, Init, M, C, P>(
     dump: &Dump,
@@ -570,13 +635,8 @@ where
         carry_base,
         pages: 0,
         partial: filter.is_some_and(|f| f.streams.is_some()),
-        checker: match (&dump.index, &dump.plan) {
-            _ if filter.is_some() => None,
-            (Some(load), Plan::Streams(ranges)) => {
-                Some(IndexChecker::new(load, &dump.path, ranges, dump.data.len()))
-            }
-            _ => None,
-        },
+        reaches_end: reaches_end(dump, filter),
+        checker: checker(dump, filter),
         _t: std::marker::PhantomData,
     };
     let threads = rayon::current_num_threads();

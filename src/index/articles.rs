@@ -253,6 +253,16 @@ impl<'a> Articles<'a> {
         Articles::with(Backing::Points { dump, offsets }, dir, dump, codec)
     }
 
+    /// The entry points the first pass noted, when pages are read through them: every
+    /// page's, numbered as the main pass numbers them (the build writes them as
+    /// `dump-offsets.bin` rather than noting them again).
+    pub fn entry_points(&self) -> Option<&DumpOffsets> {
+        match &self.backing {
+            Backing::Points { offsets, .. } => Some(offsets),
+            _ => None,
+        }
+    }
+
     /// The pages the first pass stored; `dir` maps [`key_hash`] to records.
     pub fn spooled(
         store: Box<Store<SourcePage>>,

@@ -78,19 +78,7 @@ impl DumpOffsetsWriter {
     /// Writes the file into `dir` and returns its size, or `None` (nothing written) when
     /// some page had no position.
     pub fn finish(self, dir: &Path) -> Result<Option<u64>, IndexError> {
-        let Some(o) = self.into_offsets() else {
-            return Ok(None);
-        };
-        let mut w = FramedWriter::create(&dir.join(files::DUMP_OFFSETS), kinds::DUMP_OFFSETS)?;
-        w.write(&(o.kind as u32).to_le_bytes())?;
-        w.write(&(o.pages.len() as u64).to_le_bytes())?;
-        for page in &o.pages {
-            w.write(&page.to_le_bytes())?;
-        }
-        for offset in &o.offsets {
-            w.write(&offset.to_le_bytes())?;
-        }
-        w.finish().map(Some)
+        self.into_offsets().map(|o| o.write(dir)).transpose()
     }
 }
 
@@ -155,6 +143,20 @@ impl DumpOffsets {
             pages,
             offsets,
         }))
+    }
+
+    /// Writes `dump-offsets.bin` into `dir` and returns its size.
+    pub(crate) fn write(&self, dir: &Path) -> Result<u64, IndexError> {
+        let mut w = FramedWriter::create(&dir.join(files::DUMP_OFFSETS), kinds::DUMP_OFFSETS)?;
+        w.write(&(self.kind as u32).to_le_bytes())?;
+        w.write(&(self.pages.len() as u64).to_le_bytes())?;
+        for page in &self.pages {
+            w.write(&page.to_le_bytes())?;
+        }
+        for offset in &self.offsets {
+            w.write(&offset.to_le_bytes())?;
+        }
+        w.finish()
     }
 
     /// Reads page number `n` from the dump at `path` (the one these offsets were taken

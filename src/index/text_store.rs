@@ -14,7 +14,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::text::{PageText, SectionText, Sentence, SentenceKind};
-use crate::wikitext::PageStructure;
+use crate::wikitext::{Assembled, PageStructure};
 
 /// Table and infobox sentences are left out and derived from the structure.
 const DERIVED: u64 = 1;
@@ -44,14 +44,27 @@ fn derives(text: &PageText, derivable: &[Sentence], structure: &PageStructure) -
 
 /// Whether a record stores `x` when the rest is derived: prose and list sentences.
 fn is_kept(x: &Sentence) -> bool {
-    matches!(x.kind, SentenceKind::Prose | SentenceKind::List)
+    !x.kind.from_structure()
 }
 
 impl StoredText {
-    /// Encodes `text`, the text of a page whose structure is `structure`.
+    /// Encodes `text`, the text of a page whose structure is `structure`, after checking
+    /// whether the structure's sentences give it back.
     pub(crate) fn encode(text: &PageText, structure: &PageStructure) -> StoredText {
         let derivable = crate::wikitext::structure_sentences(structure);
-        let derived = derives(text, &derivable, structure);
+        StoredText::encode_as(text, derives(text, &derivable, structure))
+    }
+
+    /// Encodes a text assembled from its prose and the structure that is stored with it
+    /// (a build's text): the assembly derived the structure's sentences, so they are
+    /// left out without deriving them again. Gives the bytes [`StoredText::encode`]
+    /// gives.
+    pub(crate) fn encode_assembled(text: &Assembled) -> StoredText {
+        StoredText::encode_as(text.text(), text.derived())
+    }
+
+    /// Encodes `text`, its table and infobox sentences left out when `derived`.
+    fn encode_as(text: &PageText, derived: bool) -> StoredText {
         let lengths = text.sentences().any(|(_, _, x)| x.text.contains('\n'));
         let mut flags = 0;
         if derived {
@@ -346,6 +359,54 @@ mod tests {
             derived >= 20 && changed >= 8,
             "{derived} derived, {changed} changed"
         );
+    }
+
+    /// A build encodes the text as assembled, without deriving the structure's sentences
+    /// a second time: on every page of real dumps of tables and infoboxes, the bytes
+    /// must be those of the checked encoding, with the sentences left out where any.
+    #[test]
+    fn an_assembled_text_encodes_as_the_checked_text_does() {
+        let mut derived = 0;
+        for dump in [
+            "enwiki-2020-27pages-infoboxes.xml.bz2",
+            "enwiki-table-markup-5pages.xml.bz2",
+            "ltgwiki-2017-complete.xml.bz2",
+        ] {
+            let (codec, pages) = crate::index::real_pages(dump);
+            for (ns, title, text) in pages {
+                let key = title.replace(' ', "_");
+                let (s, a) = crate::wikitext::analyze_assembled(&text, ns, &key, &codec, "en");
+                let stored = StoredText::encode_assembled(&a);
+                assert_eq!(stored, StoredText::encode(a.text(), &s), "{dump}: {title}");
+                assert_eq!(stored.needs_structure(), a.derived(), "{dump}: {title}");
+                derived += usize::from(a.derived());
+            }
+        }
+        assert!(derived >= 100, "{derived} texts derived");
+    }
+
+    /// Prose that holds a table sentence (not made by the text extraction) is not left
+    /// to be derived: the reader would not give it back.
+    #[test]
+    fn assembled_prose_with_a_table_sentence_is_kept_whole() {
+        let (s, _) = crate::wikitext::analyze_with_text(
+            "{| class=\"wikitable\"\n! Name\n|-\n| Ural\n|}\n",
+            0,
+            "Rivers",
+            &crate::title::TitleCodec::new(
+                &crate::siteinfo::SiteInfo::synthesized("en"),
+                crate::title::InterwikiProfile::Mediawiki,
+            ),
+            "en",
+        );
+        let a = crate::wikitext::assemble_text(
+            vec![sentence("A row: kept", SentenceKind::Table, 0, 3)],
+            &s,
+        );
+        assert!(!a.derived());
+        let stored = StoredText::encode_assembled(&a);
+        assert_eq!(stored, StoredText::encode(a.text(), &s));
+        assert_eq!(stored.decode(None).unwrap(), *a.text());
     }
 
     #[test]

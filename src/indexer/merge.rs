@@ -146,7 +146,7 @@ fn merge_in_pool(
         .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
         .transpose()?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
-    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text)?;
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, true)?;
     let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
     progress.phase("merging shards", pages);
     let mut replay = Replay {

@@ -517,7 +517,7 @@ type OpenStores = (
 fn close_outputs(
     (pages, graph): (PagesSide, Option<graph::GraphOut>),
     (structures, text_store, text_done): OpenStores,
-    (warnings, offsets): (WarningsWriter, index::DumpOffsetsWriter),
+    (warnings, offsets): (WarningsWriter, Option<index::DumpOffsetsWriter>),
     dir: &Path,
     files: &mut BTreeMap<String, u64>,
     spills: &mut BTreeMap<String, u64>,
@@ -558,7 +558,7 @@ fn close_outputs(
             dir_size(&dir.join(crate::text::search::DIR)),
         );
     }
-    if let Some(size) = offsets.finish(dir)? {
+    if let Some(size) = offsets.map(|o| o.finish(dir)).transpose()?.flatten() {
         files.insert(index::files::DUMP_OFFSETS.to_string(), size);
     }
     let (warning_count, warnings_size) = warnings.finish()?;
@@ -745,7 +745,14 @@ fn build_in_pool(
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
     ctx.keep_text = false;
-    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text)?;
+    // Entry points the first pass noted (numbered in dump order as the main pass
+    // numbers pages) are the index's: written now, not noted a second time.
+    let noted = expansion.as_ref().and_then(|e| e.articles.entry_points());
+    if let Some(offsets) = noted {
+        let size = offsets.write(&dir)?;
+        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
+    }
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, noted.is_none())?;
     let (sha, read) = read_pages(
         &dump,
         &ctx,

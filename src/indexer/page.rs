@@ -11,7 +11,7 @@ use crate::index::sources::SourceLookup;
 use crate::index::{self, PageRecord};
 use crate::redirect::{self, RedirectSyntax};
 use crate::title::{Title, TitleCodec};
-use crate::wikitext::{self, PageStructure};
+use crate::wikitext::{self, Assembled, PageStructure};
 
 /// One page as the workers hand it over.
 pub(super) struct PageOut {
@@ -118,7 +118,7 @@ type TextOut = (Vec<u8>, Vec<tantivy::TantivyDocument>, Option<DocSource>);
 fn text_out(
     title: &Title,
     redirect: bool,
-    text: Option<crate::text::PageText>,
+    text: Option<Assembled>,
     structure: &PageStructure,
     ctx: &Ctx<'_>,
 ) -> Result<TextOut, index::IndexError> {
@@ -130,11 +130,13 @@ fn text_out(
         .iter()
         .map(|x| x.heading.clone())
         .collect();
-    let empty = crate::text::PageText::default();
-    let stored = index::StoredText::encode(text.as_ref().unwrap_or(&empty), structure);
+    let stored = match &text {
+        Some(t) => index::StoredText::encode_assembled(t),
+        None => index::StoredText::encode(&crate::text::PageText::default(), structure),
+    };
     let bytes = index::encode(&stored)?;
     // A redirect's only document is its title.
-    let text = text.filter(|_| !redirect);
+    let text = text.map(Assembled::into_text).filter(|_| !redirect);
     let docs = match ctx.docs {
         Some(maker) => {
             let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
@@ -243,7 +245,7 @@ fn analyzed(
     ctx: &Ctx<'_>,
     expander: Option<&Expander<'_>>,
     warnings: &mut Vec<Warning>,
-) -> (PageStructure, Option<crate::text::PageText>) {
+) -> (PageStructure, Option<Assembled>) {
     let (codec, lang) = (ctx.codec, ctx.lang);
     match (
         raw.model == "wikitext" && ctx.parse,
@@ -274,7 +276,7 @@ fn analyzed(
         }
         (true, true) => {
             let (s, t) =
-                wikitext::analyze_with_text(&raw.text, title.ns, &title.dbkey, codec, lang);
+                wikitext::analyze_assembled(&raw.text, title.ns, &title.dbkey, codec, lang);
             (s, Some(t))
         }
         // Without text (`--no-text`) the plain text is not rendered at all.

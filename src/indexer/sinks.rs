@@ -31,7 +31,8 @@ pub(super) struct Sinks {
     pub(super) titles: Sorter<KeyVal>,
     pub(super) redirect_spool: RedirectSpool,
     pub(super) warnings: WarningsWriter,
-    pub(super) offsets: index::DumpOffsetsWriter,
+    /// The entry points, unless the first pass noted them already.
+    pub(super) offsets: Option<index::DumpOffsetsWriter>,
     pub(super) counts: Counts,
     /// The next page's number.
     pub(super) n: u32,
@@ -44,6 +45,7 @@ impl Sinks {
         budget: &Budget,
         parse: bool,
         with_text: bool,
+        entry_points: bool,
     ) -> Result<Sinks, BuildError> {
         let structures = if parse {
             Some(StoreWriter::create(
@@ -70,7 +72,7 @@ impl Sinks {
             titles: Sorter::new("titles", tmp, budget.share(0.15)),
             redirect_spool: RedirectSpool::create(tmp)?,
             warnings: WarningsWriter::create(&dir.join(index::files::WARNINGS))?,
-            offsets: index::DumpOffsetsWriter::new(),
+            offsets: entry_points.then(index::DumpOffsetsWriter::new),
             counts: Counts::default(),
             n: 0,
         })
@@ -123,7 +125,9 @@ impl Sinks {
         *self.counts.by_namespace.entry(p.rec.ns).or_default() += 1;
         self.counts.text_bytes += p.rec.len;
         self.pages_tmp.push(&p.rec).map_err(consumer)?;
-        self.offsets.page(n, p.entry);
+        if let Some(offsets) = self.offsets.as_mut() {
+            offsets.page(n, p.entry);
+        }
         self.n += 1;
         Ok(())
     }
@@ -137,7 +141,7 @@ pub(super) struct Sorted {
     pub(super) text_store: Option<StoreWriter<index::StoredText>>,
     pub(super) redirect_spool: RedirectSpool,
     pub(super) warnings: WarningsWriter,
-    pub(super) offsets: index::DumpOffsetsWriter,
+    pub(super) offsets: Option<index::DumpOffsetsWriter>,
     pub(super) counts: Counts,
     pub(super) pages_tmp: Store<PageRecord>,
     pub(super) title_keys: KeySpool,

@@ -33,6 +33,14 @@ pub enum SentenceKind {
     Infobox,
 }
 
+impl SentenceKind {
+    /// Whether a sentence of this kind is one its page's structure determines (a table
+    /// row or an infobox field; see `crate::wikitext::structure_sentences`).
+    pub fn from_structure(self) -> bool {
+        matches!(self, SentenceKind::Table | SentenceKind::Infobox)
+    }
+}
+
 /// One sentence (or list item, table row, infobox field) of a section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sentence {

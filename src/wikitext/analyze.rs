@@ -10,12 +10,12 @@ use std::ops::Range;
 use super::flat::{Flat, Marker, call_kind};
 use super::links::{self, LinkMatch, TargetKind};
 use super::magic::CallKind;
-use super::plaintext::{self, is_redirect_line};
+use super::plaintext::{self, Assembled, is_redirect_line};
 use super::preprocess::{Call, preprocess};
 use super::render::{LinkRender, Rendered, Renderer, squeeze};
 use super::tables::{self, RawTable};
 use super::{CategoryLink, Context, Link, PageStructure, Section, anchors};
-use crate::text::PageText;
+use crate::text::{PageText, Sentence};
 use crate::title::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TEMPLATE, Title, TitleCodec,
 };
@@ -131,12 +131,26 @@ pub(crate) fn analyze_with_text(
     codec: &TitleCodec,
     lang: &str,
 ) -> (PageStructure, PageText) {
-    let (s, t) = walk(text, page_ns, page_dbkey, codec, lang, true, None);
-    (s, t.unwrap_or_default())
+    let (s, t) = analyze_assembled(text, page_ns, page_dbkey, codec, lang);
+    (s, t.into_text())
 }
 
-/// [`analyze_with_text`] (or, without `with_text`, [`analyze`]) with table cells and
-/// infobox values rendered through `expand_value`.
+/// [`analyze_with_text`], the text as the text store takes it ([`Assembled`]).
+pub(crate) fn analyze_assembled(
+    text: &str,
+    page_ns: i32,
+    page_dbkey: &str,
+    codec: &TitleCodec,
+    lang: &str,
+) -> (PageStructure, Assembled) {
+    let (s, prose) = walk(text, page_ns, page_dbkey, codec, lang, true, None);
+    let t = plaintext::assemble_text(prose.unwrap_or_default(), &s);
+    (s, t)
+}
+
+/// [`analyze`] with table cells and infobox values rendered through `expand_value`, and
+/// with `with_text` the page's prose and list sentences ([`plaintext::assemble_text`]
+/// makes its text of them once the structure is final).
 pub(crate) fn analyze_with_values(
     text: &str,
     page: (i32, &str),
@@ -144,7 +158,7 @@ pub(crate) fn analyze_with_values(
     lang: &str,
     with_text: bool,
     expand_value: &ValueExpander<'_>,
-) -> (PageStructure, Option<PageText>) {
+) -> (PageStructure, Option<Vec<Sentence>>) {
     walk(
         text,
         page.0,
@@ -176,7 +190,7 @@ fn walk(
     lang: &str,
     with_text: bool,
     expand_value: Option<&ValueExpander<'_>>,
-) -> (PageStructure, Option<PageText>) {
+) -> (PageStructure, Option<Vec<Sentence>>) {
     if !has_markup(text) {
         return (
             PageStructure::default(),
@@ -226,7 +240,7 @@ fn walk(
     }
     let text = with_text.then(|| {
         let render = |r: Range<u32>| w.render_top_mapped(&flat, r);
-        plaintext::extract(&flat, &raw_tables, &w.out, &render)
+        plaintext::extract(&flat, &raw_tables, &render)
     });
     (w.out, text)
 }

@@ -26,9 +26,9 @@ pub mod tables;
 use serde::{Deserialize, Serialize};
 
 pub use analyze::analyze;
-pub(crate) use analyze::{analyze_with_text, analyze_with_values};
+pub(crate) use analyze::{analyze_assembled, analyze_with_text, analyze_with_values};
 pub(crate) use list_page::is_list_page;
-pub(crate) use plaintext::{assemble, assembles_to, structure_sentences};
+pub(crate) use plaintext::{Assembled, assemble, assemble_text, assembles_to, structure_sentences};
 
 /// Where a link sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

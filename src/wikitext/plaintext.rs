@@ -67,14 +67,14 @@ fn block_sentences(r: &Rendered, kind: SentenceKind, out: &mut Vec<Sentence>) {
     }
 }
 
-/// Extracts the page text. `render` renders a range of the top-level flat text with a
-/// source map.
+/// Extracts the page's prose and list sentences, in no particular order; [`assemble_text`]
+/// adds its structure's sentences once the structure is final (expansion adds to it).
+/// `render` renders a range of the top-level flat text with a source map.
 pub(super) fn extract(
     flat: &Flat<'_>,
     tables: &[RawTable],
-    s: &PageStructure,
     render: &dyn Fn(Range<u32>) -> Rendered,
-) -> PageText {
+) -> Vec<Sentence> {
     let mut all: Vec<Sentence> = Vec::new();
     // Prose and list lines, outside headings and tables.
     let mut spans: Vec<(u32, u32)> = tables
@@ -116,8 +116,7 @@ pub(super) fn extract(
         pos = end + 1;
     }
     flush(&mut para, &mut all);
-    all.extend(structure_sentences(s));
-    assign(all, s)
+    all
 }
 
 /// The sentences a page's structure alone determines: each data row of each table, read
@@ -177,9 +176,48 @@ pub(crate) fn structure_sentences(s: &PageStructure) -> Vec<Sentence> {
 /// [`PageText::sentences`] lists them, tables and infobox fields left out) and its
 /// structure: the inverse of leaving [`structure_sentences`] out of a page's text.
 pub(crate) fn assemble(prose: Vec<Sentence>, s: &PageStructure) -> PageText {
+    assemble_text(prose, s).text
+}
+
+/// A page's text as [`assemble_text`] made it from its prose and its structure, and
+/// whether the text store may leave the structure's sentences out (a text with none
+/// has nothing to leave out). Knowing how the text was made spares the store deriving
+/// the structure's sentences a second time to check that they give the text back
+/// (`StoredText::encode` does that for a text of unknown making).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Assembled {
+    text: PageText,
+    derived: bool,
+}
+
+impl Assembled {
+    pub(crate) fn text(&self) -> &PageText {
+        &self.text
+    }
+
+    pub(crate) fn into_text(self) -> PageText {
+        self.text
+    }
+
+    /// The text holds sentences of the structure it was assembled with, and no others
+    /// of their kinds: a reader derives them from the stored structure.
+    pub(crate) fn derived(&self) -> bool {
+        self.derived
+    }
+}
+
+/// [`assemble`], keeping what the text store needs to know of it: the structure's
+/// sentences are derived once, here, for the text and the store alike.
+pub(crate) fn assemble_text(prose: Vec<Sentence>, s: &PageStructure) -> Assembled {
+    let derivable = structure_sentences(s);
+    // A table or infobox sentence among the prose would not be derived back.
+    let derived = !derivable.is_empty() && prose.iter().all(|x| !x.kind.from_structure());
     let mut all = prose;
-    all.extend(structure_sentences(s));
-    assign(all, s)
+    all.extend(derivable);
+    Assembled {
+        text: assign(all, s),
+        derived,
+    }
 }
 
 /// Whether [`assemble`] of `prose` (by reference) and `derivable` (the structure's
@@ -225,8 +263,9 @@ fn section_of(x: &Sentence, s: &PageStructure) -> usize {
     s.sections.partition_point(|sec| sec.start <= x.start)
 }
 
-/// The text of a page without any markup: paragraphs split into sentences, offsets exact.
-pub(super) fn plain(text: &str) -> PageText {
+/// The sentences of a page without any markup: paragraphs split into sentences, offsets
+/// exact, in order.
+pub(super) fn plain(text: &str) -> Vec<Sentence> {
     let mut sentences = Vec::new();
     let mut pos = 0usize;
     while pos < text.len() {
@@ -247,9 +286,7 @@ pub(super) fn plain(text: &str) -> PageText {
         }
         pos = end + 2;
     }
-    PageText {
-        sections: vec![SectionText { sentences }],
-    }
+    sentences
 }
 
 /// `#REDIRECT [[…]]` (or a localized `#WORD [[…]]`) starting a line.
