@@ -147,11 +147,15 @@ do
 		end
 		return insert(...)
 	end
+	-- Sorting is charged at every size: a sort of 200 items makes ~1,500 comparisons in C
+	-- for one instruction, and a comparator that sorts again (found by fuzzing) multiplies
+	-- that uncounted work until one page ran for minutes. About one instruction per
+	-- comparison (n ln n), whether or not a comparator's own instructions count too.
 	local sort, log = table.sort, math.log
 	function table.sort(t, comp)
 		local n = type(t) == 'table' and #t or 0
-		if n > FREE_BYTES then
-			charge(n * log(n) / 4)
+		if n > 1 then
+			charge(n * log(n))
 		end
 		return sort(t, comp)
 	end

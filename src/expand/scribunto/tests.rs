@@ -328,6 +328,20 @@ fn copied_bytes_are_charged_to_the_budget() {
     assert!(e.stats.lua_instructions <= config().limits.lua_instructions + 1_000);
 }
 
+/// Sorting is work in C that runs no VM instruction: a comparator that sorts the array
+/// again (a fuzzer's find) did ~1,500 uncounted comparisons per call and kept one page
+/// busy for minutes. Every sort is charged, so the page's budget ends it.
+#[test]
+fn sorts_inside_a_comparator_are_charged() {
+    let (e, _) = hostile(
+        "return { f = function() local t = {} for i = 1, 200 do t[i] = i % 7 end \
+         for k = 1, 200 do pcall(table.sort, t, function(a, b) table.sort(t) return a < b end) end \
+         return 'all sorts ran' end }",
+    );
+    assert!(!e.text.contains("all sorts ran"), "{}", e.text);
+    assert_eq!(warning_kinds(&e), ["lua-timeout"]);
+}
+
 /// A module preprocessing a text of many calls of itself: each level's parsed tree stays
 /// alive while the next runs, so the nodes the preprocessor makes are bounded per page.
 #[test]
