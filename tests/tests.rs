@@ -8,7 +8,6 @@ mod audit_values;
 mod bad_input;
 mod cite;
 mod cli;
-mod costs;
 mod doc_examples;
 mod dump_offsets;
 mod dumps;

@@ -1,12 +1,10 @@
 //! The state of one page's expansion: MediaWiki's limit counters, the templates, links
 //! and modules recorded, the warnings given, and the effects a cached expansion replays.
 
-use std::rc::Rc;
-
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::cache::Capture;
-use crate::expand::{CallCost, CostKind, Segment, Warning};
+use crate::expand::{Segment, Warning};
 
 /// Something an expansion did besides producing text, replayed when a cached expansion
 /// is reused.
@@ -17,8 +15,6 @@ pub(super) enum Effect {
     Invoke(String),
     DefaultSort(String),
     Expensive(i32, String),
-    /// A call of a template or module ended, having cost this much (inclusive).
-    Cost(CostKind, Rc<str>, Counters),
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -89,10 +85,6 @@ pub(in crate::expand) struct State {
     pub(super) root_first: Option<Option<(i32, String)>>,
     /// Scribunto error spans written so far: each gets the next `mw-scribunto-error-N` id.
     pub script_error_spans: u32,
-    /// What each template and module called so far cost (see `costs.rs`).
-    pub(super) costs: FxHashMap<(CostKind, Rc<str>), CallCost>,
-    /// The modules of the `#invoke`s running, innermost last.
-    pub(super) invokes: Vec<Rc<str>>,
 }
 
 impl State {
@@ -121,8 +113,6 @@ impl State {
             root_out: 0,
             segments: Vec::new(),
             root_first: None,
-            costs: FxHashMap::default(),
-            invokes: Vec::new(),
         }
     }
 
@@ -154,7 +144,6 @@ impl State {
                     self.expensive += 1;
                 }
             }
-            Effect::Cost(kind, title, d) => self.add_cost(*kind, title, d),
         }
     }
 
@@ -208,7 +197,6 @@ impl State {
     }
 
     pub(crate) fn record_invoke(&mut self, module: &str) {
-        self.invokes.push(module.into());
         self.record(Effect::Invoke(module.to_string()));
     }
 
