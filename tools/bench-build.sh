@@ -19,16 +19,8 @@ shift $(( $# < 4 ? $# : 4 )) || true
 extra=("$@")
 
 command -v lbzip2 >/dev/null || { echo "lbzip2 is needed (apt-get install lbzip2)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
 # WIKIWIT_BIN: a binary to measure instead of building target/release/wikiwit.
-if [ -n "${WIKIWIT_BIN:-}" ]; then
-  bin=$WIKIWIT_BIN
-else
-  cargo build --release --quiet
-  bin=target/release/wikiwit
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. tools/bench-common.sh
 idx_args=()
 [ -n "$idx" ] && [ "$idx" != "-" ] && idx_args=(--multistream-index "$idx")
 

@@ -18,15 +18,8 @@ threads=${3:-1}
 shift $(( $# < 3 ? $# : 3 )) || true
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(1 2 4 8)
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
-if [ -n "${WIKIWIT_BIN:-}" ]; then
-  bin=$WIKIWIT_BIN
-else
-  cargo build --release --quiet
-  bin=target/release/wikiwit
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# WIKIWIT_BIN: a binary to measure instead of building target/release/wikiwit.
+. tools/bench-common.sh
 
 # Runs a command under /usr/bin/time; prints "CPU_SECONDS PEAK_MB".
 measure() {
