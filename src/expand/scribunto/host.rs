@@ -153,7 +153,7 @@ pub(super) fn run(
         Ok((true, v, _)) => Ok(value_string(&v)),
         Ok((false, v, Some(kind))) => Err(Failure::Script(kind, value_string(&v))),
         Ok((false, v, _)) => Err(Failure::Lua(value_string(&v))),
-        Err(e) => Err(lua_err(e)),
+        Err(e) => Err(lua_err(super::sandbox::charge_traceback(&page.lua, e))),
     }
 }
 
@@ -183,7 +183,10 @@ impl<'a, 's> Ctx<'a, 's> {
                 .map_err(|_| err("re-entrant call"))?;
             st.set_lua_used(budget.used.get());
         }
-        let r = self.dispatch(lua, &op, &args[1..]);
+        // An error raised here reaches Lua with the traceback mlua writes for it.
+        let r = self
+            .dispatch(lua, &op, &args[1..])
+            .map_err(|e| super::sandbox::charge_raised(lua, e));
         if let Ok(st) = self.st.try_borrow() {
             budget.used.set(budget.used.get().max(st.lua_used()));
         }

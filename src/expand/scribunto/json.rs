@@ -125,7 +125,7 @@ pub(super) fn register(lua: &Lua, text: &Table) -> mlua::Result<()> {
     text.set(
         "jsonEncode",
         lua.create_function(|lua, (v, flags, pairs): (Value, i64, Function)| {
-            let php = match to_php(&v, &pairs, 0) {
+            let php = match to_php(lua, &v, &pairs, 0) {
                 Ok(p) => p,
                 Err(e) => return Ok((Value::Nil, Some(e))),
             };
@@ -156,7 +156,8 @@ pub(super) fn register(lua: &Lua, text: &Table) -> mlua::Result<()> {
 /// A Lua value as Scribunto hands it to PHP: integral numbers within 64 bits become
 /// integers, other numbers floats; a table is walked with `pairs` (so `__pairs` is
 /// honoured and may yield `nil` values, which become `null`).
-fn to_php(v: &Value, pairs: &Function, depth: usize) -> Result<Php, String> {
+fn to_php(lua: &Lua, v: &Value, pairs: &Function, depth: usize) -> Result<Php, String> {
+    let lua_error = |e| super::lua_message(&super::sandbox::charge_traceback(lua, e));
     Ok(match v {
         Value::Nil => Php::Null,
         Value::Boolean(b) => Php::Bool(*b),
@@ -168,16 +169,16 @@ fn to_php(v: &Value, pairs: &Function, depth: usize) -> Result<Php, String> {
                 return Err("Unable to encode value".into());
             }
             let (next, state, mut control): (Function, Value, Value) =
-                pairs.call(t.clone()).map_err(|e| e.to_string())?;
+                pairs.call(t.clone()).map_err(lua_error)?;
             let mut a = PhpArray::default();
             loop {
                 let (k, v): (Value, Value) = next
                     .call((state.clone(), control.clone()))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(lua_error)?;
                 if k.is_nil() {
                     break;
                 }
-                a.insert(php_key(&k)?, to_php(&v, pairs, depth + 1)?);
+                a.insert(php_key(&k)?, to_php(lua, &v, pairs, depth + 1)?);
                 control = k;
             }
             Php::Array(a)

@@ -130,6 +130,9 @@ impl PageLua {
     pub(super) fn new(config: &ExpandConfig, codec: &TitleCodec) -> Result<PageLua, LuaSetupError> {
         let lua = sandbox::new_state()?;
         let budget = Rc::new(Budget::default());
+        // For the library's Rust functions that charge tracebacks
+        // (`sandbox::charge_traceback`).
+        lua.set_app_data(budget.clone());
         let iface = lua.create_table()?;
         sandbox::register(&lua, &iface, &budget, &config.limits)?;
         ustring::register(&lua, &iface)?;
@@ -323,7 +326,11 @@ impl PageLuaCell {
 /// The text of a Lua error without mlua's decorations.
 fn lua_message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => m.clone(),
+        // The traceback mlua adds is no part of the message a module or Scribunto sees.
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => m
+            .split_once(sandbox::TRACEBACK_MARK)
+            .map_or(m.as_str(), |(message, _)| message)
+            .to_string(),
         mlua::Error::MemoryError(_) => "not enough memory".to_string(),
         mlua::Error::CallbackError { cause, .. } => lua_message(cause),
         e => e.to_string(),

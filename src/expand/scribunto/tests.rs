@@ -342,6 +342,47 @@ fn sorts_inside_a_comparator_are_charged() {
     assert_eq!(warning_kinds(&e), ["lua-timeout"]);
 }
 
+/// Every error that crosses between Lua and Rust costs a traceback (mlua writes one), a
+/// walk of the stack no instruction counts: 3,000 errors raised by a `mw.ustring.gsub`
+/// callback and caught, 30 instructions each, ran to the end uncharged (a fuzzer's find:
+/// 2 M of them kept one page busy for minutes); charged, they end the page's budget.
+#[test]
+fn errors_crossing_into_rust_are_charged() {
+    let (e, _) = hostile(
+        "return { f = function() local n = 0 \
+         for i = 1, 3000 do \
+           if not pcall(mw.ustring.gsub, 'a', '.', function() error('x') end) then n = n + 1 end \
+         end return 'caught ' .. n end }",
+    );
+    assert!(!e.text.contains("caught"), "{}", e.text);
+    assert_eq!(warning_kinds(&e), ["lua-timeout"]);
+    // Fewer fit in the budget: the same loop of 100 completes.
+    let (e, _) = hostile(
+        "return { f = function() local n = 0 \
+         for i = 1, 100 do \
+           if not pcall(mw.ustring.gsub, 'a', '.', function() error('x') end) then n = n + 1 end \
+         end return 'caught ' .. n end }",
+    );
+    assert!(e.text.contains("caught 100 after caught 100"), "{}", e.text);
+}
+
+/// The message a module catches from an error raised inside a callback is the error's
+/// own, without the traceback mlua writes at the boundary.
+#[test]
+fn callback_errors_keep_their_message() {
+    let (e, _) = hostile(
+        "return { f = function() \
+         local _, m = pcall(mw.ustring.gsub, 'a', '.', function() error('x') end) \
+         local _, j = pcall(mw.text.jsonEncode, setmetatable({}, {__pairs = function() error('y') end})) \
+         return m .. '|' .. j end }",
+    );
+    assert!(
+        e.text.starts_with("Module:H:1: x|Module:H:1: y after "),
+        "{}",
+        e.text
+    );
+}
+
 /// A module preprocessing a text of many calls of itself: each level's parsed tree stays
 /// alive while the next runs, so the nodes the preprocessor makes are bounded per page.
 #[test]

@@ -614,7 +614,7 @@ fn add(
             Err(fail) => {
                 let message = match fail {
                     Fail::Refused(m) => m,
-                    Fail::Lua(e) => super::lua_message(&e),
+                    Fail::Lua(e) => super::lua_message(&super::sandbox::charge_traceback(lua, e)),
                 };
                 out.push_back(Value::Boolean(false));
                 out.push_back(Value::String(lua.create_string(&message)?));
