@@ -336,6 +336,7 @@ fn has_emptied_parentheses(text: &str) -> bool {
 fn every_page_of_the_shared_dumps_has_a_page_view() {
     for dump in [
         "enwiki-2016-206pages",
+        "enwiki-2016-206pages-cs1",
         "enwiki-2020-27pages-infoboxes",
         "enwiki-table-markup-5pages",
         "ltgwiki-2017-complete",
