@@ -1,6 +1,7 @@
 //! The edge of the Lua budgets does not depend on what a worker expanded before: pages
-//! whose `#invoke`s end around the 50 M instruction budget build to the same index at one and two threads, with the expansion caches on and off,
-//! and with the pages in the opposite order.
+//! whose `#invoke`s end around the 50 M instruction budget, and one that fills the 50 MiB
+//! heap, build to the same index at one and two threads, with the expansion caches on and
+//! off, and with the pages in the opposite order.
 //!
 //! The modules are real: two of English Wikipedia's large data modules from the CS1 dump
 //! (`Module:Language/data/…`, 210 KB of source each, compiled by a worker's state once for
@@ -34,6 +35,16 @@ function p.burn(frame)
 	data()
 	for _ = 1, tonumber(frame.args[1]) do end
 	return '[[Category:Finished]]'
+end
+function p.fill()
+	local iana, iso = data()
+	local n = 0
+	for _, v in pairs(iso) do n = n + (type(v) == 'table' and 1 or 0) end
+	local kept = {}
+	pcall(function()
+		for i = 1, 1e6 do kept[i] = string.rep(tostring(i), 4096) end
+	end)
+	return '[[Category:Kept ' .. #kept .. ' strings]]'
 end
 return p
 "#;
@@ -137,6 +148,13 @@ fn pages_at_the_lua_budgets_edge_build_the_same_whatever_the_history() {
             format!("{{{{#invoke:Edge|burn|{n}}}}}"),
         ));
     }
+    // A page that fills the 50 MiB heap with strings until the limit refuses one (the
+    // refusal caught): first in the backward dump, where a worker starts with it.
+    pages.push((
+        900_010,
+        "Fill".to_string(),
+        "{{#invoke:Edge|fill}}".to_string(),
+    ));
     let forward = dump(dir, "forward.xml", &real, &pages);
     pages.reverse();
     let backward = dump(dir, "backward.xml", &real, &pages);
@@ -159,6 +177,7 @@ fn pages_at_the_lua_budgets_edge_build_the_same_whatever_the_history() {
     assert!(has("Finished"), "no page finished: {categories:?}");
     let finished = categories.iter().filter(|l| l.contains("Finished")).count();
     assert!(finished < 6, "every burn finished: {categories:?}");
+    assert!(has("Kept"), "the heap page kept nothing: {categories:?}");
 
     let want = files(&reference);
     for (name, threads) in [("one", "1"), ("two", "2")] {

@@ -146,6 +146,10 @@ impl PageLua {
                 .set_mode(ChunkMode::Text)
                 .call::<()>((iface.clone(), site.clone(), lib.clone()))?;
         }
+        // The library's garbage goes before the page's heap is measured (Lua's own
+        // collector is stopped, `sandbox::collect`).
+        lua.gc_collect()?;
+        lua.gc_stop();
         let library_heap = lua.used_memory();
         sandbox::limit(
             &lua,
@@ -189,7 +193,7 @@ impl PageLua {
         let live = self.library_heap + self.budget.compiled();
         if self.budget.heap().saturating_sub(live) > self.allowed(limits) / 2 {
             // Garbage would take more than half the page's room.
-            self.lua.gc_collect()?;
+            sandbox::collect(&self.lua, &self.budget)?;
         }
         self.budget.start_page();
         sandbox::limit(

@@ -211,6 +211,10 @@ lib.pageResets[#lib.pageResets + 1] = function()
 	loadedData, loadedJson = {}, {}
 end
 local function loadJsonData(name)
+	if type(name) ~= 'string' then
+		-- Scribunto names the type of `arg`, a global that is always nil in a module.
+		error("bad argument #1 to 'mw.loadJsonData' (string expected, got nil)", 2)
+	end
 	return cachedData(loadedJson, 'mw.loadJsonData', name, function()
 		local data, err = host('loadJsonData', name)
 		if err then

@@ -201,6 +201,10 @@ end
 function p.bad(frame)
     return try(mw.loadData, frame.args[1]) .. '|' .. try(mw.loadData, frame.args[1])
 end
+function p.jsonTitle()
+    return try(mw.loadJsonData, 0) .. '|' .. try(mw.loadJsonData, {}) .. '|'
+        .. try(function() return mw.loadJsonData() end)
+end
 function p.json(frame)
     local ok, d = pcall(mw.loadJsonData, frame.args[1])
     if not ok then return d end
@@ -271,5 +275,14 @@ return p
             "{}",
             e.text
         );
+    }
+
+    /// Scribunto's CommonTests: `mw.loadJsonData(0)` fails with "string expected, got nil"
+    /// (its message formats `type(arg)`, a global that is nil), whatever the argument.
+    #[test]
+    fn load_json_data_refuses_a_title_that_is_no_string() {
+        let e = run(&data_pages(), "{{#invoke:D|jsonTitle}}");
+        let msg = "bad argument #1 to 'mw.loadJsonData' (string expected, got nil)";
+        assert_eq!(e.text, [msg, msg, msg].join("|"));
     }
 }

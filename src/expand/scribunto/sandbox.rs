@@ -9,6 +9,12 @@
 //! ([`charge_allocations`]): Lua's allocations are as deterministic as its instructions.
 //! Compiling a module is not charged ([`Budget::uncharged`]): a state kept from page to
 //! page compiles each module once, for whichever page needs it first.
+//!
+//! Garbage is collected whole, at points fixed by the page's own work ([`collect`],
+//! [`maybe_collect`]), never by Lua's incremental collector: how far that collector has
+//! got when an allocation comes depends on the order in which it marks the objects of a
+//! table keyed by tables, which follows their addresses, so the heap at the limit (and
+//! what a page filling it keeps) moved with the process's allocation history.
 
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -48,6 +54,11 @@ pub(super) struct Budget {
     /// The most the heap may hold (0: no limit). Kept here, not by mlua, whose limit
     /// cannot be changed once [`charged_alloc`] stands in front of its allocator.
     heap_limit: Cell<usize>,
+    /// The heap after the last collection ([`collect`]): what the next one is paced by.
+    live: Cell<usize>,
+    /// A collection is running: what it allocates (a smaller string table) is charged to
+    /// no page and never refused, and it does not start another.
+    collecting: Cell<bool>,
 }
 
 impl Budget {
@@ -109,12 +120,65 @@ impl Budget {
 }
 
 /// A Lua state with the standard libraries `sandbox.lua` trims: no `io`, `os`, `debug`
-/// or `package` at all.
+/// or `package` at all, and Lua's own collector stopped ([`collect`] runs instead).
 pub(super) fn new_state() -> mlua::Result<Lua> {
-    Lua::new_with(
+    let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH,
         LuaOptions::new(),
-    )
+    )?;
+    lua.gc_stop();
+    Ok(lua)
+}
+
+/// Heap growth between two collections is at least this (bytes): near the heap limit the
+/// room left is halved at each collection, and below this a collection would free too
+/// little to be worth marking the whole heap again.
+const MIN_GC_GAP: usize = 256 << 10;
+
+/// Collects all garbage (a whole cycle) and leaves Lua's incremental collector stopped,
+/// which the end of a cycle restarts. Runs on the thread Lua is running (inside a hook or a
+/// callback, the one that called it), as `collectgarbage()` would.
+///
+/// A whole cycle frees every unreachable object whatever order it marks them in, so the
+/// heap it leaves depends only on what the page's code did; Lua's incremental collector
+/// advances by steps of marking work, and where a step ends depends on the order in which
+/// the values of tables keyed by tables or functions are reached — their addresses.
+pub(super) fn collect(lua: &Lua, b: &Budget) -> mlua::Result<()> {
+    if b.collecting.replace(true) {
+        return Ok(());
+    }
+    // SAFETY: `lua_gc` on the running thread of a live state, protected by `exec_raw`.
+    let r = unsafe {
+        lua.exec_raw::<()>((), |state| {
+            // One cycle, step by step from the pause where the last one left the
+            // collector (no Lua runs in between, so it frees what a full collection
+            // would): `LUA_GCCOLLECT` first sweeps the whole heap once more to reset
+            // its marks, a second sweep per collection (docs/expansion.md).
+            while ffi::lua_gc(state, ffi::LUA_GCSTEP, 0) == 0 {}
+            ffi::lua_gc(state, ffi::LUA_GCSTOP, 0);
+        })
+    };
+    b.collecting.set(false);
+    b.live.set(b.heap.get());
+    r
+}
+
+/// [`collect`] once the heap has grown past what the last collection left by as much
+/// again (Lua's default pause, 200 %), or by half the room the heap limit leaves, at
+/// least [`MIN_GC_GAP`]. Called at points the page's instructions fix (the count hook,
+/// `iface.charge`), so that the garbage present at each allocation, and thus where the
+/// heap limit refuses one, is the same in every run.
+fn maybe_collect(lua: &Lua, b: &Budget) -> mlua::Result<()> {
+    let live = b.live.get();
+    let mut gap = live;
+    let cap = b.heap_limit.get();
+    if cap > 0 {
+        gap = gap.min(cap.saturating_sub(live) / 2);
+    }
+    if b.heap.get() >= live.saturating_add(gap.max(MIN_GC_GAP)) {
+        collect(lua, b)?;
+    }
+    Ok(())
 }
 
 /// Instructions charged for a traceback, which mlua writes (`luaL_traceback`) for every
@@ -168,9 +232,10 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// `iface.expired`: whether the page's instruction budget ran out; `iface.charge(n)`:
 /// adds `n` instructions to the count for work done inside C functions, which runs no VM
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
-/// pattern functions go through); `iface.patternCost`: charges what Lua's pattern
-/// matcher will spend on a call (its backtracking); `iface.memoryLimit`: the heap limit in bytes, so that
-/// a result that could never fit fails before it is built.
+/// pattern functions go through), and collects garbage when it is due
+/// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
+/// spend on a call (its backtracking); `iface.memoryLimit`: the heap limit in bytes, so
+/// that a result that could never fit fails before it is built.
 pub(super) fn register(
     lua: &Lua,
     iface: &Table,
@@ -185,7 +250,10 @@ pub(super) fn register(
     let b = budget.clone();
     iface.set(
         "charge",
-        lua.create_function(move |_, n: f64| charge(&b, n))?,
+        lua.create_function(move |lua, n: f64| {
+            charge(&b, n)?;
+            maybe_collect(lua, &b)
+        })?,
     )?;
     let b = budget.clone();
     iface.set(
@@ -261,7 +329,8 @@ fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
 /// Puts the page's limits on the state, once the library is loaded (and again at each
 /// page a reused state serves): the library is outside the page's budget, and the count
 /// starts afresh here — setting the hook restarts its interval — so what a page is
-/// charged depends neither on the size of the library nor on the pages before it.
+/// charged depends neither on the size of the library nor on the pages before it. The
+/// hook also collects garbage when it is due ([`maybe_collect`]).
 /// `heap_limit` bounds the whole heap, the library's included; [`charged_alloc`] keeps it.
 pub(super) fn limit(
     lua: &Lua,
@@ -274,13 +343,14 @@ pub(super) fn limit(
     // Global, so that coroutines created by modules run under the same count.
     lua.set_global_hook(
         HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
-        move |_, _| {
+        move |lua, _| {
             let used = b.used.get() + HOOK_INTERVAL as u64;
             b.used.set(used);
             if used > b.limit.get() {
                 b.timed_out.set(true);
                 return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
             }
+            maybe_collect(lua, &b)?;
             Ok(VmState::Continue)
         },
     )?;
@@ -322,7 +392,7 @@ unsafe extern "C" fn charged_alloc(
     let c = unsafe { &*(ud as *const Charged) };
     let old = if ptr.is_null() { 0 } else { osize };
     let b = &c.budget;
-    if nsize > old && !b.uncharged.get() {
+    if nsize > old && !b.uncharged.get() && !b.collecting.get() {
         if b.limit.get() > 0 {
             if b.timed_out.get() && nsize - old >= REFUSED_GROWTH {
                 return std::ptr::null_mut();
@@ -375,6 +445,7 @@ pub(super) fn charge_allocations(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result
     }));
     budget.start_page();
     budget.heap.set(lua.used_memory());
+    budget.live.set(lua.used_memory());
     // SAFETY: the state is alive (we hold it); `charged` stays valid until
     // `ChargedAllocator::drop`, which restores the allocator read here first.
     unsafe {
