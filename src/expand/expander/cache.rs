@@ -27,6 +27,8 @@ pub(super) struct Fetched {
     pub(super) deps: Vec<(i32, String)>,
     /// The last title whose text was found: the frame's title, used for loop detection.
     pub(super) last: (i32, String),
+    /// `last` as prefixed text: what the template's calls are counted under.
+    pub(super) cost_title: Rc<str>,
     pub(super) body: Option<Rc<Parsed>>,
 }
 
@@ -114,7 +116,13 @@ impl Expander<'_> {
             Rc::new(Parsed { text, nodes })
         });
         let size = 64 + body.as_ref().map_or(0, |b| b.text.len() * PARSED_OVERHEAD);
-        let f = Rc::new(Fetched { deps, last, body });
+        let cost_title = self.codec.prefixed_text(last.0, &last.1).into();
+        let f = Rc::new(Fetched {
+            deps,
+            last,
+            cost_title,
+            body,
+        });
         let bytes = self.fetched_bytes.get() + size;
         if bytes > MAX_FETCHED_BYTES {
             self.fetched.borrow_mut().clear();
