@@ -458,6 +458,20 @@ fn cached_expansions_match_fresh_ones() {
     assert_eq!(templates(&b), ["10:Name", "10:Box", "10:Inner"]);
 }
 
+/// `{{T|}}` and `{{T}}` have the same (empty) argument text but not the same arguments:
+/// a cached `{{T|}}` must not serve `{{T}}`, on its page or on a later one (ltgwiki's
+/// `{{Commonscat|}}` then `{{commonscat}}` gave the category an empty name).
+#[test]
+fn an_empty_argument_is_not_a_missing_one_for_the_cache() {
+    let pages = [("Template:T", "[{{{1|{{PAGENAME}}}}}]")];
+    let src = Pages::new(&pages);
+    let ex = Expander::new(&src, &src.codec, config());
+    assert_eq!(ex.expand_page(0, "A", "{{T|}}{{T}}").text, "[][A]");
+    assert_eq!(ex.expand_page(0, "B", "{{T|}}").text, "[]");
+    assert_eq!(ex.expand_page(0, "C", "{{T}}").text, "[C]");
+    assert_eq!(ex.expand_page(0, "D", "{{T||}}{{T|}}{{T}}").text, "[][][D]");
+}
+
 fn chain(levels: usize, calls: &str) -> Vec<(String, String)> {
     (0..levels)
         .map(|i| {

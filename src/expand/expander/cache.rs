@@ -60,8 +60,10 @@ pub(super) struct Cached {
     pub(super) page_dependent: bool,
 }
 
-/// (template after redirects, argument text as written).
-pub(super) type CacheKey = ((i32, String), String);
+/// (template after redirects, number of arguments, argument text as written). The
+/// number tells `{{T}}` from `{{T|}}`, whose argument texts are both empty: `T` sees no
+/// argument `1` in one and an empty one in the other (`{{{1|default}}}` differs).
+pub(super) type CacheKey = ((i32, String), usize, String);
 
 /// Bytes of cached expansion text kept across pages before the cache is emptied.
 const MAX_CACHE_BYTES: usize = 64 * 1024 * 1024;
@@ -150,7 +152,7 @@ impl Expander<'_> {
             (Some(a), Some(b)) => span(src, &(a.span.start..b.span.end)).to_string(),
             _ => String::new(),
         };
-        Some((title.clone(), args))
+        Some((title.clone(), call.parts.len(), args))
     }
 
     pub(super) fn lookup(&self, key: &CacheKey) -> Option<Rc<Cached>> {
