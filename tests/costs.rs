@@ -166,6 +166,12 @@ fn enwiki_cs1_costs_count_every_citation_and_info_shows_the_costliest() {
     let text = ok(wikiwit().args(["info", "--top", "3", "--index"]).arg(&ix));
     assert!(text.contains("Module:Citation/CS1"), "{text}");
     assert!(text.contains("post-expand B"), "{text}");
+    // The source and format stay the last lines, after the table (`info | tail -n 2`).
+    let last: Vec<&str> = text.lines().rev().take(2).collect();
+    assert!(
+        last[1].starts_with("  source ") && last[0].starts_with("  format "),
+        "{text}"
+    );
     // The report outside the index: the same counts, with times.
     let measured = json(&std::fs::read_to_string(&report).expect("cost report"));
     let m = row(&measured, "modules", "Module:Citation/CS1");

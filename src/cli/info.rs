@@ -35,6 +35,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         super::print_json(&mut out, &v)?;
     } else {
         super::build::summary(&mut out, index.dir(), m)?;
+        // Before the source and format lines, which stay last (what `tail -n 2` shows).
+        if let Some(c) = &costs {
+            print_costs(&mut out, c)?;
+        }
         writeln!(
             out,
             "  source      {} ({} bytes, sha256 {})",
@@ -47,9 +51,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         )?;
         if args.verify {
             writeln!(out, "  checksums   ok")?;
-        }
-        if let Some(c) = &costs {
-            print_costs(&mut out, c)?;
         }
     }
     Ok(Outcome::Success)

@@ -747,28 +747,16 @@ fn build_in_pool(
         drop(spill);
         return Ok(Output::Shard(report));
     }
-    let text_index = with_text
-        .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
-        .transpose()?;
+    let (text_index, mut sinks) = open_sinks(
+        (&dir, &tmp),
+        &budget,
+        (parse, with_text),
+        expansion.as_ref(),
+        &mut files,
+    )?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
     ctx.keep_text = false;
-    // Entry points the first pass noted (numbered in dump order as the main pass
-    // numbers pages) are the index's: written now, not noted a second time.
-    let noted = expansion.as_ref().and_then(|e| e.articles.entry_points());
-    if let Some(offsets) = noted {
-        let size = offsets.write(&dir)?;
-        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
-    }
-    let mut sinks = Sinks::create(
-        &dir,
-        &tmp,
-        &budget,
-        parse,
-        with_text,
-        noted.is_none(),
-        ctx.expand.is_some(),
-    )?;
     let (sha, read) = read_pages(
         &dump,
         &ctx,
@@ -814,6 +802,30 @@ fn build_in_pool(
     let mut report = publish(manifest, staging)?;
     report.costs = costs.map(|c| c.report());
     Ok(Output::Index(report))
+}
+
+/// What a one-machine build's main pass writes to: the full-text index (when text is
+/// built) and the sinks, which note the pages' entry points unless the first pass did
+/// (those, numbered in dump order as the main pass numbers pages, are written now) and
+/// sum the pages' costs when pages are expanded.
+fn open_sinks(
+    (dir, tmp): (&Path, &Path),
+    budget: &Budget,
+    (parse, with_text): (bool, bool),
+    expansion: Option<&Expansion<'_>>,
+    files: &mut BTreeMap<String, u64>,
+) -> Result<(Option<crate::text::search::TextIndexWriter>, Sinks), BuildError> {
+    let text_index = with_text
+        .then(|| crate::text::search::TextIndexWriter::create(dir, 256))
+        .transpose()?;
+    let noted = expansion.and_then(|e| e.articles.entry_points());
+    if let Some(offsets) = noted {
+        let size = offsets.write(dir)?;
+        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
+    }
+    let expand = expansion.is_some();
+    let sinks = Sinks::create(dir, tmp, budget, parse, with_text, noted.is_none(), expand)?;
+    Ok((text_index, sinks))
 }
 
 /// Writes `costs.json` from what the sinks summed (when pages were expanded) and
