@@ -4,6 +4,8 @@
 //! modules builds to the same bytes with those caches on (on two threads, so pages
 //! share states in another grouping) and off (`WIKIWIT_NO_EXPANSION_CACHE`, one thread).
 //! Without the full-text index (`--no-text`), whose segments tantivy names at random.
+//! `costs.json` is among the files compared: calls replayed from the cache count as
+//! calls expanded.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -61,6 +63,12 @@ fn same_index_with_and_without_caches(dump: &str, modules: bool) {
         dump.display()
     );
     assert!(a.len() > 5, "{}: too few index files", dump.display());
+    // The cost table counts calls as expanded, cache hits as misses.
+    assert!(
+        a.contains_key("costs.json"),
+        "{}: no costs.json",
+        dump.display()
+    );
     for (name, bytes) in &a {
         if name == "manifest.json" {
             assert_eq!(

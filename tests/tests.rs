@@ -8,6 +8,7 @@ mod audit_values;
 mod bad_input;
 mod cite;
 mod cli;
+mod costs;
 mod doc_examples;
 mod dump_offsets;
 mod dumps;

@@ -63,6 +63,11 @@ pub struct Args {
     /// an index.
     #[arg(long, value_name = "K/N")]
     shard: Option<wikiwit::indexer::Shard>,
+    /// Also write, to FILE (JSON, outside the index), what each template and module cost
+    /// the expansion with the time it took (monotonic, per thread, inclusive; differs in
+    /// every build). The counts alone are in the index (`costs.json`, `wikiwit info`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["no_expand", "pages_only"])]
+    cost_report: Option<PathBuf>,
     /// Refuse a dump in which two pages share a title (default: keep the newest
     /// revision and record the other page in warnings.jsonl).
     #[arg(long)]
@@ -95,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(part) = args.shard {
         let report = build_shard(&opts, part, &bar, &cancel)
             .with_context(|| format!("building shard {part} from {}", args.dump.display()))?;
+        write_cost_report(args.cost_report.as_deref(), report.costs.as_ref())?;
         let mut out = std::io::stdout().lock();
         if args.out.json {
             super::print_json(&mut out, &report.manifest)?;
@@ -119,6 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let report = build(&opts, &bar, &cancel)
         .with_context(|| format!("building an index from {}", args.dump.display()))?;
+    write_cost_report(args.cost_report.as_deref(), report.costs.as_ref())?;
     let mut out = std::io::stdout().lock();
     if args.out.json {
         super::print_json(&mut out, &report.manifest)?;
@@ -126,6 +133,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         summary(&mut out, &report.dir, &report.manifest)?;
     }
     Ok(Outcome::Success)
+}
+
+/// `--cost-report FILE`: the build's costs with their times, when asked for.
+fn write_cost_report(
+    path: Option<&std::path::Path>,
+    costs: Option<&wikiwit::indexer::CostReport>,
+) -> anyhow::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let Some(costs) = costs else {
+        anyhow::bail!("--cost-report: the build expanded no pages, so it has no costs to report");
+    };
+    costs
+        .write(path)
+        .with_context(|| format!("writing the cost report {}", path.display()))
 }
 
 /// A size with an optional binary suffix: `4096`, `64K`, `512M`, `2G` (also `KiB`…).

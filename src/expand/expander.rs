@@ -3,6 +3,7 @@
 //! arguments as `Parser::argSubstitution` does.
 
 mod cache;
+mod costs;
 mod state;
 
 use std::cell::{Cell, RefCell};
@@ -17,8 +18,8 @@ pub(super) use state::State;
 use super::frame::{ArgDef, Frame, TextArgs};
 use super::php::{php_trim, starts_with_ci};
 use super::{
-    ExpandConfig, Expansion, ExpansionStats, Segment, TemplateSource, Warning, core_functions,
-    parser_functions, variables,
+    CostKind, ExpandConfig, Expansion, ExpansionStats, Segment, TemplateSource, Warning,
+    core_functions, parser_functions, variables,
 };
 use crate::title::{NS_TEMPLATE, TitleCodec};
 use crate::wikitext::preprocess::{self, Call, Ext, Node, Part};
@@ -289,6 +290,23 @@ impl<'s> Expander<'s> {
                 "expandTemplate: template \"{title_text}\" does not exist"
             ));
         };
+        let start = st.cost_start();
+        let r = self.expand_fetched_with(st, parent, &fetched, &body, &title_text, args);
+        st.end_call(CostKind::Template, fetched.cost_title.clone(), start);
+        r
+    }
+
+    /// [`expand_template_with`](Self::expand_template_with) once the template's text is
+    /// found.
+    fn expand_fetched_with(
+        &self,
+        st: &mut State,
+        parent: &Frame<'_>,
+        fetched: &Fetched,
+        body: &cache::Parsed,
+        title_text: &str,
+        args: &[(String, String)],
+    ) -> Result<String, String> {
         let len = body.text.len() as u64;
         if !self.tick(st, len / 16) {
             st.uncacheable();
@@ -297,7 +315,7 @@ impl<'s> Expander<'s> {
         let pre_limit = self.config.limits.pre_expand_size;
         if st.counters.pre_expand + len > pre_limit {
             st.warn(Warning::PreExpandSize {
-                title: title_text.clone(),
+                title: title_text.to_string(),
                 limit: pre_limit,
             });
             return Ok(format!("[[:{title_text}]]"));
@@ -305,7 +323,7 @@ impl<'s> Expander<'s> {
         st.counters.pre_expand += len;
         if parent.in_chain(&fetched.last) {
             st.warn(Warning::TemplateLoop {
-                title: title_text.clone(),
+                title: title_text.to_string(),
             });
             return Err(format!(
                 "expandTemplate: template loop detected: {title_text}"
@@ -343,13 +361,16 @@ impl<'s> Expander<'s> {
         let attempt = |st: &mut State, n: &str| {
             parser_functions::call(&fc, st, n).or_else(|| core_functions::call(&fc, st, n))
         };
-        attempt(st, name)
+        let start = st.cost_start();
+        let r = attempt(st, name)
             .or_else(|| attempt(st, &lower))
             .or_else(|| {
                 (!name.starts_with('#'))
                     .then(|| attempt(st, &format!("#{lower}")))
                     .flatten()
-            })
+            });
+        st.end_invoke(start);
+        r
     }
 
     /// Sets the revision the next pages expand as (until set again): the build passes
@@ -400,6 +421,7 @@ impl<'s> Expander<'s> {
         st.root_out = &out as *const String as usize;
         self.expand(&mut st, &root, text, &nodes, &mut out);
         self.note_lua_edge(&st);
+        let costs = st.take_costs();
         Expansion {
             text: out,
             segments: st.segments,
@@ -418,6 +440,7 @@ impl<'s> Expander<'s> {
                 work: st.counters.work,
                 lua_instructions: st.counters.lua,
             },
+            costs,
         }
     }
 
@@ -762,12 +785,16 @@ impl<'s> Expander<'s> {
                 parts: &call.parts,
                 first: php_trim(&part1[colon + 1..]).to_string(),
             };
+            // An `#invoke` here, or anywhere in a function's branches, counts for its
+            // module once its output is counted too.
+            let start = st.cost_start();
             let result = match parser_functions::call(&fc, st, name) {
                 Some(r) => Some(r),
                 None => core_functions::call(&fc, st, name),
             };
             if let Some(text) = result {
                 self.emit(st, call, text, part1, out);
+                st.end_invoke(start);
                 return;
             }
         }
@@ -825,6 +852,27 @@ impl<'s> Expander<'s> {
             self.emit(st, call, text, &title_text, out);
             return;
         };
+        let start = st.cost_start();
+        let page = (&*fetched, &*body);
+        self.transclude(st, frame, src, call, page, &title_text, nowiki, out);
+        st.end_call(CostKind::Template, fetched.cost_title.clone(), start);
+    }
+
+    /// [`template`](Self::template) once the template's text is found: its size
+    /// counted, a loop refused, then its expansion replayed from the cache or computed
+    /// in a frame of its own.
+    #[allow(clippy::too_many_arguments)]
+    fn transclude(
+        &self,
+        st: &mut State,
+        frame: &Frame<'_>,
+        src: &str,
+        call: &Call,
+        (fetched, body): (&Fetched, &cache::Parsed),
+        title_text: &str,
+        nowiki: bool,
+        out: &mut String,
+    ) {
         let len = body.text.len() as u64;
         if !self.tick(st, len / 16) {
             st.uncacheable();
@@ -833,7 +881,7 @@ impl<'s> Expander<'s> {
         let pre_limit = self.config.limits.pre_expand_size;
         if st.counters.pre_expand + len > pre_limit {
             st.warn(Warning::PreExpandSize {
-                title: title_text.clone(),
+                title: title_text.to_string(),
                 limit: pre_limit,
             });
             out.push_str(&format!(
@@ -844,20 +892,20 @@ impl<'s> Expander<'s> {
         st.counters.pre_expand += len;
         if frame.in_chain(&fetched.last) {
             st.warn(Warning::TemplateLoop {
-                title: title_text.clone(),
+                title: title_text.to_string(),
             });
             let message = self.config.messages.format(
                 "parser-template-loop-warning",
                 "Template loop detected: [[$1]]",
-                &[&title_text],
+                &[title_text],
             );
             let text = format!("<span class=\"error\">{message}</span>");
-            self.emit(st, call, text, &title_text, out);
+            self.emit(st, call, text, title_text, out);
             return;
         }
         if nowiki {
             let text = super::php::escape_wikitext(&body.text);
-            self.emit(st, call, text, &title_text, out);
+            self.emit(st, call, text, title_text, out);
             return;
         }
         let key = self.cache_key(src, call, &fetched.last);
@@ -867,7 +915,7 @@ impl<'s> Expander<'s> {
         {
             self.replay(st, frame.depth, &hit);
             let text = hit.text.to_string();
-            self.emit(st, call, text, &title_text, out);
+            self.emit(st, call, text, title_text, out);
             return;
         }
         self.begin_capture(st);
@@ -913,6 +961,6 @@ impl<'s> Expander<'s> {
             let delta = st.counters.minus(capture.start);
             self.store(key, &text, capture, delta, child.depth);
         }
-        self.emit(st, call, text, &title_text, out);
+        self.emit(st, call, text, title_text, out);
     }
 }

@@ -14,6 +14,7 @@
 //! (`scribunto/`).
 
 mod core_functions;
+mod costs;
 mod expander;
 mod expr;
 mod frame;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::siteinfo::SiteInfo;
 
+pub use costs::{CallCost, CostKind};
 pub use expander::Expander;
 pub use expr::{ExprError, evaluate as evaluate_expr};
 pub use messages::{DateFormats, Messages, MessagesError};
@@ -276,6 +278,8 @@ pub struct Expansion {
     pub default_sort: Option<String>,
     pub warnings: Vec<Warning>,
     pub stats: ExpansionStats,
+    /// What each template and module called cost, by kind and title.
+    pub costs: Vec<CallCost>,
 }
 
 /// One node of the page's own text and what it expanded to. Text nodes map byte for

@@ -458,6 +458,20 @@ fn cached_expansions_match_fresh_ones() {
     assert_eq!(templates(&b), ["10:Name", "10:Box", "10:Inner"]);
 }
 
+/// `{{T|}}` and `{{T}}` have the same (empty) argument text but not the same arguments:
+/// a cached `{{T|}}` must not serve `{{T}}`, on its page or on a later one (ltgwiki's
+/// `{{Commonscat|}}` then `{{commonscat}}` gave the category an empty name).
+#[test]
+fn an_empty_argument_is_not_a_missing_one_for_the_cache() {
+    let pages = [("Template:T", "[{{{1|{{PAGENAME}}}}}]")];
+    let src = Pages::new(&pages);
+    let ex = Expander::new(&src, &src.codec, config());
+    assert_eq!(ex.expand_page(0, "A", "{{T|}}{{T}}").text, "[][A]");
+    assert_eq!(ex.expand_page(0, "B", "{{T|}}").text, "[]");
+    assert_eq!(ex.expand_page(0, "C", "{{T}}").text, "[C]");
+    assert_eq!(ex.expand_page(0, "D", "{{T||}}{{T|}}{{T}}").text, "[][][D]");
+}
+
 fn chain(levels: usize, calls: &str) -> Vec<(String, String)> {
     (0..levels)
         .map(|i| {
@@ -645,4 +659,88 @@ fn ifexist_knows_special_pages() {
          {{#ifexist:Special:NoSuchPage|y|n}}",
     );
     assert_eq!(e.text, "yyn");
+}
+
+fn cost<'e>(e: &'e Expansion, title: &str) -> &'e CallCost {
+    e.costs
+        .iter()
+        .find(|c| c.title == title)
+        .unwrap_or_else(|| panic!("no cost for {title}: {:?}", e.costs))
+}
+
+#[test]
+fn costs_are_inclusive_per_template_page_and_replayed_with_cached_expansions() {
+    let pages = [
+        ("Template:Box", "<{{{1}}}|{{Inner}}{{Inner}}>"),
+        ("Template:Inner", "i"),
+        ("Template:Alias", "#REDIRECT [[Template:Box]]"),
+    ];
+    let src = Pages::new(&pages);
+    let ex = Expander::new(&src, &src.codec, config());
+    let once = ex.expand_page(0, "A", "{{Box|x}}");
+    // The second and third calls are replayed from the cache: they count as the first.
+    let thrice = ex.expand_page(0, "B", "{{Box|x}}{{Box|x}}{{Alias|x}}");
+    assert_eq!(thrice.text, "<x|ii><x|ii><x|ii>");
+    let (b1, b3) = (cost(&once, "Template:Box"), cost(&thrice, "Template:Box"));
+    assert_eq!(
+        (b1.calls, b3.calls),
+        (1, 3),
+        "a redirect counts for its target"
+    );
+    assert!(thrice.costs.iter().all(|c| c.title != "Template:Alias"));
+    assert_eq!(cost(&thrice, "Template:Inner").calls, 6);
+    for (one, three) in [
+        (b1.nodes, b3.nodes),
+        (b1.post_expand_size, b3.post_expand_size),
+        (b1.work, b3.work),
+    ] {
+        assert_eq!(one * 3, three);
+    }
+    // Inclusive: Box's output (6 bytes) and its two Inners' (1 byte each) are Box's.
+    assert_eq!(b1.post_expand_size, 8);
+    assert_eq!(cost(&once, "Template:Inner").post_expand_size, 2);
+    assert_eq!(once.stats.post_expand_size, b1.post_expand_size);
+    assert!(b1.nodes > cost(&once, "Template:Inner").nodes);
+    // The same page again, and on an expander that has seen nothing: the same costs.
+    let fresh = Expander::new(&src, &src.codec, config());
+    let page = "{{Box|x}}{{Box|x}}{{Alias|x}}";
+    assert_eq!(fresh.expand_page(0, "B", page).costs, thrice.costs);
+    assert_eq!(ex.expand_page(0, "B", page), thrice);
+    // Parser functions and missing templates are no template's cost.
+    let e = run(&pages, "{{#if:1|{{Box|y}}}}{{Missing}}");
+    let titles: Vec<&str> = e.costs.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["Template:Box", "Template:Inner"]);
+}
+
+#[test]
+fn module_costs_count_each_invoke_and_what_it_expands() {
+    let pages = [
+        (
+            "Module:Outer",
+            "return { f = function(frame) local s = 0 for i = 1, 20000 do s = s + i end \
+             return frame:expandTemplate{ title = 'Inner' } .. frame:preprocess('{{#invoke:Leaf|g}}') end }",
+        ),
+        ("Module:Leaf", "return { g = function() return 'n' end }"),
+        ("Template:Inner", "i"),
+        ("Template:Wrap", "{{#invoke:Outer|f}}"),
+    ];
+    let e = run(
+        &pages,
+        "{{Wrap}}{{Wrap|z}}{{#invoke:Leaf|g}}{{#invoke:Nowhere|g}}",
+    );
+    assert!(e.text.starts_with("ininn"), "{}", e.text);
+    let (outer, wrap) = (cost(&e, "Module:Outer"), cost(&e, "Template:Wrap"));
+    assert_eq!((outer.calls, wrap.calls), (2, 2));
+    assert_eq!(
+        cost(&e, "Module:Leaf").calls,
+        3,
+        "two nested, one on the page"
+    );
+    assert_eq!(cost(&e, "Template:Inner").calls, 2, "frame:expandTemplate");
+    // A module that does not exist was still invoked.
+    assert_eq!(cost(&e, "Module:Nowhere").calls, 1);
+    // Wrap holds nothing but Outer's invoke: it ran as many instructions.
+    assert!(outer.lua_instructions >= 20_000, "{outer:?}");
+    assert_eq!(wrap.lua_instructions, outer.lua_instructions);
+    assert!(e.stats.lua_instructions >= outer.lua_instructions);
 }

@@ -5,6 +5,7 @@
 //! refuse anything else.
 
 pub(crate) mod articles;
+pub mod costs;
 pub mod csr;
 mod dump_offsets;
 pub mod fault;
@@ -43,7 +44,7 @@ use crate::wikitext::PageStructure;
 use csr::Csr;
 
 /// The on-disk format version this build of wikiwit reads and writes.
-pub const FORMAT_VERSION: u32 = 14;
+pub const FORMAT_VERSION: u32 = 15;
 
 /// File names inside an index directory.
 pub mod files {
@@ -65,6 +66,8 @@ pub mod files {
     pub(crate) const MESSAGES: &str = "messages.json";
     /// Where pages start in the dump (absent for a single-stream bz2 dump).
     pub(crate) const DUMP_OFFSETS: &str = "dump-offsets.bin";
+    /// What each template and module cost the expansion (absent without expansion).
+    pub(crate) const COSTS: &str = "costs.json";
 }
 
 /// File kinds, written in each file's header (see `index/FORMAT.md`).
@@ -568,6 +571,17 @@ impl Index {
             Ok(s) => Ok(s),
             Err(e) => Err(IndexError::Text(e.clone())),
         }
+    }
+
+    /// What each template and module cost the build's expansion (`costs.json`, checked
+    /// against its checksum); `None` when the build expanded nothing.
+    pub fn costs(&self) -> Result<Option<costs::Costs>, IndexError> {
+        let m = &self.manifest;
+        if !m.files.contains_key(files::COSTS) {
+            return Ok(None);
+        }
+        let expected = m.checksums.get(files::COSTS).map(String::as_str);
+        costs::Costs::read(&self.dir, expected).map(Some)
     }
 
     /// Recomputes the checksum of every file.

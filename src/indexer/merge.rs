@@ -146,7 +146,8 @@ fn merge_in_pool(
         .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
         .transpose()?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
-    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, true)?;
+    let expand = first.options.expand;
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, true, expand)?;
     let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
     progress.phase("merging shards", pages);
     let mut replay = Replay {
@@ -161,6 +162,7 @@ fn merge_in_pool(
     }
     progress.finish();
     clock.lap("read shards");
+    super::write_costs(&dir, &mut sinks, &mut files)?;
     let dump = PathBuf::from(&first.source.path);
     let env = WriteEnv {
         dir: &dir,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+mod costs;
 pub(crate) mod extsort;
 mod graph;
 mod merge;
@@ -20,6 +21,7 @@ mod sinks;
 mod sources;
 mod title_keys;
 
+pub use costs::{CostReport, MeasuredRow};
 pub use merge::{MergeOptions, merge};
 pub use shard::{Shard, ShardManifest, ShardOptions, ShardReport};
 
@@ -155,6 +157,9 @@ pub(crate) use crate::index::Warning;
 pub struct BuildReport {
     pub dir: PathBuf,
     pub manifest: Manifest,
+    /// What each template and module cost, with the time measured (when pages were
+    /// expanded by this build; a merge has no times to give).
+    pub costs: Option<CostReport>,
 }
 
 /// Writes `pages.rec` from the records spooled while reading, with each redirect's
@@ -617,9 +622,12 @@ fn manifest(
         .into_iter()
         .map(|(name, crc)| (name, format!("{crc:08x}")))
         .collect();
-    let warnings = index::files::WARNINGS.to_string();
-    let crc = index::manifest::file_crc32(&dir.join(&warnings))?;
-    checksums.insert(warnings, crc);
+    for name in [index::files::WARNINGS, index::files::COSTS] {
+        if name == index::files::WARNINGS || files.contains_key(name) {
+            let crc = index::manifest::file_crc32(&dir.join(name))?;
+            checksums.insert(name.to_string(), crc);
+        }
+    }
     Ok(Manifest {
         checksum: String::new(),
         format: index::manifest::FORMAT_NAME.to_string(),
@@ -739,20 +747,16 @@ fn build_in_pool(
         drop(spill);
         return Ok(Output::Shard(report));
     }
-    let text_index = with_text
-        .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
-        .transpose()?;
+    let (text_index, mut sinks) = open_sinks(
+        (&dir, &tmp),
+        &budget,
+        (parse, with_text),
+        expansion.as_ref(),
+        &mut files,
+    )?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
     ctx.keep_text = false;
-    // Entry points the first pass noted (numbered in dump order as the main pass
-    // numbers pages) are the index's: written now, not noted a second time.
-    let noted = expansion.as_ref().and_then(|e| e.articles.entry_points());
-    if let Some(offsets) = noted {
-        let size = offsets.write(&dir)?;
-        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
-    }
-    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, noted.is_none())?;
     let (sha, read) = read_pages(
         &dump,
         &ctx,
@@ -764,6 +768,7 @@ fn build_in_pool(
     );
     let stats = read.map_err(read_error)?;
     clock.lap("read and parse pages");
+    let costs = write_costs(&dir, &mut sinks, &mut files)?;
     let env = WriteEnv {
         dir: &dir,
         tmp: &tmp,
@@ -794,7 +799,47 @@ fn build_in_pool(
         expansion: expansion.map(|e| (e.info, e.build_date, e.sort_runs)),
     };
     let manifest = manifest(built, &dir, site, counts, files, text_crcs)?;
-    publish(manifest, staging).map(Output::Index)
+    let mut report = publish(manifest, staging)?;
+    report.costs = costs.map(|c| c.report());
+    Ok(Output::Index(report))
+}
+
+/// What a one-machine build's main pass writes to: the full-text index (when text is
+/// built) and the sinks, which note the pages' entry points unless the first pass did
+/// (those, numbered in dump order as the main pass numbers pages, are written now) and
+/// sum the pages' costs when pages are expanded.
+fn open_sinks(
+    (dir, tmp): (&Path, &Path),
+    budget: &Budget,
+    (parse, with_text): (bool, bool),
+    expansion: Option<&Expansion<'_>>,
+    files: &mut BTreeMap<String, u64>,
+) -> Result<(Option<crate::text::search::TextIndexWriter>, Sinks), BuildError> {
+    let text_index = with_text
+        .then(|| crate::text::search::TextIndexWriter::create(dir, 256))
+        .transpose()?;
+    let noted = expansion.and_then(|e| e.articles.entry_points());
+    if let Some(offsets) = noted {
+        let size = offsets.write(dir)?;
+        files.insert(index::files::DUMP_OFFSETS.to_string(), size);
+    }
+    let expand = expansion.is_some();
+    let sinks = Sinks::create(dir, tmp, budget, parse, with_text, noted.is_none(), expand)?;
+    Ok((text_index, sinks))
+}
+
+/// Writes `costs.json` from what the sinks summed (when pages were expanded) and
+/// returns the totals, with their times, for the cost report.
+fn write_costs(
+    dir: &Path,
+    sinks: &mut Sinks,
+    files: &mut BTreeMap<String, u64>,
+) -> Result<Option<costs::CostTotals>, BuildError> {
+    let Some(costs) = sinks.costs.take() else {
+        return Ok(None);
+    };
+    files.insert(index::files::COSTS.to_string(), costs.table().write(dir)?);
+    Ok(Some(costs))
 }
 
 /// Writes the manifest last and swaps the staging directory into place.
@@ -802,7 +847,11 @@ fn publish(manifest: Manifest, staging: Staging) -> Result<BuildReport, BuildErr
     index::fault::point("publish");
     manifest.write(staging.dir())?;
     let dir = staging.commit()?;
-    Ok(BuildReport { dir, manifest })
+    Ok(BuildReport {
+        dir,
+        manifest,
+        costs: None,
+    })
 }
 
 /// Where the write phase writes, and the options it reads.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::Warning;
 use crate::dump::{DumpError, Location, RawPage};
-use crate::expand::{ExpandConfig, Expander};
+use crate::expand::{CallCost, ExpandConfig, Expander};
 use crate::index::sources::SourceLookup;
 use crate::index::{self, PageRecord};
 use crate::redirect::{self, RedirectSyntax};
@@ -30,6 +30,8 @@ pub(super) struct PageOut {
     pub(super) doc: Option<DocSource>,
     /// Where a reader can start in the dump to reach this page.
     pub(super) entry: Option<(crate::dump::OffsetKind, u64)>,
+    /// What each template and module the page's expansion called cost.
+    pub(super) costs: Vec<CallCost>,
 }
 
 /// What a page's full-text documents are made from ([`crate::text::search::DocMaker`]):
@@ -72,7 +74,8 @@ pub(super) fn to_page(
     let (title, timestamp) = checked_title(&raw, loc, ctx)?;
     let mut warnings = Vec::new();
     let target = redirect_target(&raw, ctx, &mut warnings);
-    let (structure, text) = analyzed(&raw, (&title, timestamp), ctx, expander, &mut warnings);
+    let (structure, text, costs) =
+        analyzed(&raw, (&title, timestamp), ctx, expander, &mut warnings);
     let (text_bytes, docs, doc) = text_out(&title, target.is_some(), text, &structure, ctx)
         .map_err(|e| bad(e.to_string()))?;
     for w in &structure.warnings {
@@ -107,6 +110,7 @@ pub(super) fn to_page(
         docs,
         doc,
         entry: loc.entry_point(),
+        costs,
     })
 }
 
@@ -238,14 +242,15 @@ fn redirect_target(raw: &RawPage<'_>, ctx: &Ctx<'_>, warnings: &mut Vec<Warning>
 
 /// The page's structure and, when text is built, its plain text: from the expansion when
 /// templates are expanded, from the text as written otherwise; nothing for a page of
-/// another content model or a `--pages-only` build.
+/// another content model or a `--pages-only` build. With them, what its expansion's
+/// calls cost.
 fn analyzed(
     raw: &RawPage<'_>,
     (title, timestamp): (&Title, i64),
     ctx: &Ctx<'_>,
     expander: Option<&Expander<'_>>,
     warnings: &mut Vec<Warning>,
-) -> (PageStructure, Option<Assembled>) {
+) -> (PageStructure, Option<Assembled>, Vec<CallCost>) {
     let (codec, lang) = (ctx.codec, ctx.lang);
     match (
         raw.model == "wikitext" && ctx.parse,
@@ -272,19 +277,21 @@ fn analyzed(
             for w in a.expansion.iter().flat_map(|e| &e.warnings) {
                 warnings.push(page_warning(raw, "expand", w.to_string()));
             }
-            (a.structure, a.text)
+            let costs = a.expansion.map(|e| e.costs).unwrap_or_default();
+            (a.structure, a.text, costs)
         }
         (true, true) => {
             let (s, t) =
                 wikitext::analyze_assembled(&raw.text, title.ns, &title.dbkey, codec, lang);
-            (s, Some(t))
+            (s, Some(t), Vec::new())
         }
         // Without text (`--no-text`) the plain text is not rendered at all.
         (true, false) => (
             wikitext::analyze(&raw.text, title.ns, &title.dbkey, codec, lang),
             None,
+            Vec::new(),
         ),
-        (false, _) => (PageStructure::default(), None),
+        (false, _) => (PageStructure::default(), None, Vec::new()),
     }
 }
 

@@ -14,6 +14,7 @@ use super::page::{DocSource, PageOut};
 use super::redirects::Target;
 use super::{BuildError, Warning};
 use crate::dump::OffsetKind;
+use crate::expand::CallCost;
 use crate::index::manifest::{SourceInfo, SourcesInfo};
 use crate::index::{self, IndexError, PageRecord};
 use crate::siteinfo::SiteInfo;
@@ -22,7 +23,7 @@ use crate::title::Title;
 use crate::index::manifest::SHARD_FORMAT_NAME as FORMAT_NAME;
 /// The shard layout's version; its records also carry the index format's encodings, so
 /// a merge requires both versions to be its own.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 /// The shard's page records, in dump order.
 pub(crate) const PAGES_FILE: &str = "shard-pages.rec";
 /// Files of the first pass that every shard writes alike and the merged index keeps.
@@ -76,6 +77,9 @@ pub(super) struct ShardPage {
     doc: Option<DocSource>,
     /// The page's entry point into the dump: its [`OffsetKind`] code and offset.
     entry: Option<(u8, u64)>,
+    /// What its expansion's calls cost, without the times (which would make the shard's
+    /// bytes differ from build to build, and which the merge has no use for).
+    costs: Vec<CallCost>,
 }
 
 impl From<PageOut> for ShardPage {
@@ -90,6 +94,11 @@ impl From<PageOut> for ShardPage {
             text: p.text,
             doc: p.doc,
             entry: p.entry.map(|(kind, offset)| (kind as u8, offset)),
+            costs: p
+                .costs
+                .into_iter()
+                .map(|c| CallCost { nanos: 0, ..c })
+                .collect(),
         }
     }
 }
@@ -131,6 +140,7 @@ impl ShardPage {
             docs,
             doc: None,
             entry,
+            costs: self.costs,
         })
     }
 }
@@ -243,6 +253,9 @@ impl ShardManifest {
 pub struct ShardReport {
     pub dir: std::path::PathBuf,
     pub manifest: ShardManifest,
+    /// What each template and module cost the shard's pages, with the time measured
+    /// (when they were expanded).
+    pub costs: Option<super::CostReport>,
 }
 
 /// The streams a shard reads.
@@ -297,12 +310,22 @@ pub(super) fn write(
     let mut w =
         index::StoreWriter::<ShardPage>::create(&dir.join(PAGES_FILE), index::kinds::SHARD_PAGES)?;
     let consumer = |e: IndexError| crate::dump::DumpError::Consumer(Box::new(e));
+    let mut costs = run.expansion.map(|_| super::costs::CostTotals::default());
     let (sha, read) = super::read_pages(
         run.dump,
         run.ctx,
         Some(&plan.streams),
-        |p| index::encode(&ShardPage::from(p)).map_err(consumer),
-        |bytes: Vec<u8>| w.push_encoded(&bytes).map_err(consumer),
+        |p| {
+            let timed = p.costs.clone();
+            let bytes = index::encode(&ShardPage::from(p)).map_err(consumer)?;
+            Ok::<_, crate::dump::DumpError>((bytes, timed))
+        },
+        |(bytes, timed): (Vec<u8>, Vec<CallCost>)| {
+            if let Some(c) = costs.as_mut() {
+                c.add_page(&timed);
+            }
+            w.push_encoded(&bytes).map_err(consumer)
+        },
         progress,
         cancel,
     );
@@ -349,5 +372,9 @@ pub(super) fn write(
     index::fault::point("publish");
     manifest.write(&dir)?;
     let dir = staging.commit()?;
-    Ok(ShardReport { dir, manifest })
+    Ok(ShardReport {
+        dir,
+        manifest,
+        costs: costs.map(|c| c.report()),
+    })
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::costs::CostTotals;
 use super::extsort::{KeyVal, Sorter};
 use super::graph::GraphBuilder;
 use super::page::PageOut;
@@ -34,6 +35,8 @@ pub(super) struct Sinks {
     /// The entry points, unless the first pass noted them already.
     pub(super) offsets: Option<index::DumpOffsetsWriter>,
     pub(super) counts: Counts,
+    /// What the pages' template and module calls cost (when pages are expanded).
+    pub(super) costs: Option<CostTotals>,
     /// The next page's number.
     pub(super) n: u32,
 }
@@ -46,6 +49,7 @@ impl Sinks {
         parse: bool,
         with_text: bool,
         entry_points: bool,
+        expand: bool,
     ) -> Result<Sinks, BuildError> {
         let structures = if parse {
             Some(StoreWriter::create(
@@ -74,6 +78,7 @@ impl Sinks {
             warnings: WarningsWriter::create(&dir.join(index::files::WARNINGS))?,
             offsets: entry_points.then(index::DumpOffsetsWriter::new),
             counts: Counts::default(),
+            costs: expand.then(CostTotals::default),
             n: 0,
         })
     }
@@ -121,6 +126,9 @@ impl Sinks {
         }
         for w in &p.warnings {
             self.warnings.push(w).map_err(consumer)?;
+        }
+        if let Some(c) = self.costs.as_mut() {
+            c.add_page(&p.costs);
         }
         *self.counts.by_namespace.entry(p.rec.ns).or_default() += 1;
         self.counts.text_bytes += p.rec.len;

@@ -27,6 +27,8 @@ pub(super) struct Fetched {
     pub(super) deps: Vec<(i32, String)>,
     /// The last title whose text was found: the frame's title, used for loop detection.
     pub(super) last: (i32, String),
+    /// `last` as prefixed text: what the template's calls are counted under.
+    pub(super) cost_title: Rc<str>,
     pub(super) body: Option<Rc<Parsed>>,
 }
 
@@ -58,8 +60,10 @@ pub(super) struct Cached {
     pub(super) page_dependent: bool,
 }
 
-/// (template after redirects, argument text as written).
-pub(super) type CacheKey = ((i32, String), String);
+/// (template after redirects, number of arguments, argument text as written). The
+/// number tells `{{T}}` from `{{T|}}`, whose argument texts are both empty: `T` sees no
+/// argument `1` in one and an empty one in the other (`{{{1|default}}}` differs).
+pub(super) type CacheKey = ((i32, String), usize, String);
 
 /// Bytes of cached expansion text kept across pages before the cache is emptied.
 const MAX_CACHE_BYTES: usize = 64 * 1024 * 1024;
@@ -114,7 +118,13 @@ impl Expander<'_> {
             Rc::new(Parsed { text, nodes })
         });
         let size = 64 + body.as_ref().map_or(0, |b| b.text.len() * PARSED_OVERHEAD);
-        let f = Rc::new(Fetched { deps, last, body });
+        let cost_title = self.codec.prefixed_text(last.0, &last.1).into();
+        let f = Rc::new(Fetched {
+            deps,
+            last,
+            cost_title,
+            body,
+        });
         let bytes = self.fetched_bytes.get() + size;
         if bytes > MAX_FETCHED_BYTES {
             self.fetched.borrow_mut().clear();
@@ -142,7 +152,7 @@ impl Expander<'_> {
             (Some(a), Some(b)) => span(src, &(a.span.start..b.span.end)).to_string(),
             _ => String::new(),
         };
-        Some((title.clone(), args))
+        Some((title.clone(), call.parts.len(), args))
     }
 
     pub(super) fn lookup(&self, key: &CacheKey) -> Option<Rc<Cached>> {

@@ -1,10 +1,12 @@
 //! The state of one page's expansion: MediaWiki's limit counters, the templates, links
 //! and modules recorded, the warnings given, and the effects a cached expansion replays.
 
-use rustc_hash::FxHashSet;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::Capture;
-use crate::expand::{Segment, Warning};
+use crate::expand::{CallCost, CostKind, Segment, Warning};
 
 /// Something an expansion did besides producing text, replayed when a cached expansion
 /// is reused.
@@ -15,6 +17,8 @@ pub(super) enum Effect {
     Invoke(String),
     DefaultSort(String),
     Expensive(i32, String),
+    /// A call of a template or module ended, having cost this much (inclusive).
+    Cost(CostKind, Rc<str>, Counters),
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -85,6 +89,10 @@ pub(in crate::expand) struct State {
     pub(super) root_first: Option<Option<(i32, String)>>,
     /// Scribunto error spans written so far: each gets the next `mw-scribunto-error-N` id.
     pub script_error_spans: u32,
+    /// What each template and module called so far cost (see `costs.rs`).
+    pub(super) costs: FxHashMap<(CostKind, Rc<str>), CallCost>,
+    /// The modules of the `#invoke`s running, innermost last.
+    pub(super) invokes: Vec<Rc<str>>,
 }
 
 impl State {
@@ -113,6 +121,8 @@ impl State {
             root_out: 0,
             segments: Vec::new(),
             root_first: None,
+            costs: FxHashMap::default(),
+            invokes: Vec::new(),
         }
     }
 
@@ -144,6 +154,7 @@ impl State {
                     self.expensive += 1;
                 }
             }
+            Effect::Cost(kind, title, d) => self.add_cost(*kind, title, d),
         }
     }
 
@@ -197,6 +208,7 @@ impl State {
     }
 
     pub(crate) fn record_invoke(&mut self, module: &str) {
+        self.invokes.push(module.into());
         self.record(Effect::Invoke(module.to_string()));
     }
 
