@@ -777,8 +777,10 @@ fn row_findings(
 
 /// Rows citing one locator one after another (a row and its variants: another row's
 /// continent, key or countries) are found to say what the same rows say when no two
-/// neighbours share a locator: the worker's memo of locators, titles and verdicts
-/// (`audit/memo.rs`) changes how often the work is done, never its outcome.
+/// neighbours share a locator, or in reverse order on three threads: the worker's memo
+/// of locators, titles, folded keys and verdicts (`audit/memo.rs`) and the cited page's
+/// link targets, looked up as cells ask for them (`locator/resolve.rs`), change how
+/// often the work is done, never its outcome.
 #[test]
 fn a_rows_findings_do_not_depend_on_the_rows_checked_before_it() {
     let tmp = tempdir();
@@ -810,20 +812,26 @@ fn a_rows_findings_do_not_depend_on_the_rows_checked_before_it() {
         .flat_map(|k| (0..n).map(move |i| (i, k)))
         .map(|(i, k)| variant(i, k))
         .collect();
+    let reversed: Vec<String> = runs.iter().rev().cloned().collect();
     let mut found = Vec::new();
-    for (name, rows) in [("runs", &runs), ("spread", &spread)] {
+    for (name, rows, threads) in [
+        ("runs", &runs, "1"),
+        ("spread", &spread, "2"),
+        ("reversed", &reversed, "3"),
+    ] {
         let file = tmp.path().join(format!("{name}.jsonl"));
         std::fs::write(&file, rows.join("\n") + "\n").unwrap();
         let run = audit(
             &c,
             &file,
             &tmp.path().join(format!("{name}-log.jsonl")),
-            &[],
+            &["-j", threads],
         );
         assert_eq!(run.code, Some(1), "{}", run.err);
         found.push(row_findings(rows, &run.log));
     }
     assert_eq!(found[0], found[1]);
+    assert_eq!(found[0], found[2]);
     // The variants are told apart from the rows they share a locator with.
     let evidence = |r: &String| found[0][r].iter().filter(|f| f.starts_with("2 ")).count();
     let own: usize = (0..n).map(|i| evidence(&variant(i, 0))).sum();

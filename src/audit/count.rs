@@ -39,10 +39,12 @@ pub(crate) fn count_items(
     };
     let page = resolver.page(r.number)?;
     let s = &page.structure;
-    // The final page of each link, computed once per page and shared with the rows that
+    // The final page of a link, looked up once per page and shared with the rows that
     // cite it.
-    let targets = page.link_targets(resolver.index())?;
-    let final_of = |li: u32| targets.get(li as usize).copied().filter(|&p| p != NO_PAGE);
+    let final_of = |li: u32| -> Result<Option<u32>, IndexError> {
+        let p = page.link_target(resolver.index(), li)?;
+        Ok((p != NO_PAGE).then_some(p))
+    };
     if let Target::Table { .. } = loc.target
         && let crate::locator::Content::Table { table, .. } = &r.content
     {
@@ -59,9 +61,14 @@ pub(crate) fn count_items(
                 continue;
             }
             let cell = t.cell_at(ri, kc);
-            let pages = cell
-                .map(|c| c.links.iter().filter_map(|&li| final_of(li)).collect())
-                .unwrap_or_default();
+            let pages = match cell {
+                Some(c) => c
+                    .links
+                    .iter()
+                    .filter_map(|&li| final_of(li).transpose())
+                    .collect::<Result<_, _>>()?,
+                None => Vec::new(),
+            };
             items.push(Item {
                 key: cell.map(|c| c.text.clone()).unwrap_or_default(),
                 pages,
@@ -89,12 +96,10 @@ pub(crate) fn count_items(
             .iter()
             .filter(|i| i.section == sec && i.depth == 1 && !i.in_table)
         {
-            let pages = it
-                .links
-                .first()
-                .and_then(|&li| final_of(li))
-                .into_iter()
-                .collect();
+            let pages = match it.links.first() {
+                Some(&li) => final_of(li)?.into_iter().collect(),
+                None => Vec::new(),
+            };
             items.push(Item {
                 key: it.text.clone(),
                 pages,

@@ -183,8 +183,9 @@ fn is_empty_path(p: &std::path::Path) -> bool {
 /// Shared state of one audit.
 pub(crate) struct Ctx<'a> {
     pub contract: &'a Contract,
-    /// The contract's columns by name (rows look theirs up several times each).
-    columns: rustc_hash::FxHashMap<&'a str, &'a contract::ColumnSpec>,
+    /// The contract's columns by name, with their position (rows look theirs up several
+    /// times each).
+    columns: rustc_hash::FxHashMap<&'a str, (usize, &'a contract::ColumnSpec)>,
     pub filters: Vec<contract::Filter>,
     pub resolver: Resolver<'a>,
     pub as_of: Option<values::Date>,
@@ -197,7 +198,20 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     /// The contract's column `name`.
     pub fn column(&self, name: &str) -> Option<&contract::ColumnSpec> {
-        self.columns.get(name).copied()
+        self.columns.get(name).map(|c| c.1)
+    }
+
+    /// A row's value of each contract column, in the contract's order: a row names a few
+    /// of the declared columns, so one pass over its values replaces a lookup in them per
+    /// declared column and check.
+    pub fn values_of<'r>(&self, row: &'r rows::StagedRow) -> Vec<Option<&'r rows::Value>> {
+        let mut out = vec![None; self.contract.columns.len()];
+        for (name, v) in &row.values {
+            if let Some(&(i, _)) = self.columns.get(name.as_str()) {
+                out[i] = Some(v);
+            }
+        }
+        out
     }
 
     /// Whether `name` is a primary key column.
@@ -299,7 +313,8 @@ impl Prepared {
                 .contract
                 .columns
                 .iter()
-                .map(|c| (c.name.as_str(), c))
+                .enumerate()
+                .map(|(i, c)| (c.name.as_str(), (i, c)))
                 .collect(),
             filters: self.filters.clone(),
             resolver,

@@ -101,6 +101,7 @@ pub(crate) fn check(
     let mut rc = RowCheck {
         ctx,
         row,
+        values: ctx.values_of(row),
         key: key_display(ctx, row),
         findings: Vec::new(),
     };
@@ -133,6 +134,8 @@ fn key_display(ctx: &Ctx<'_>, row: &StagedRow) -> Option<String> {
 struct RowCheck<'c, 'a> {
     ctx: &'c Ctx<'a>,
     row: &'c StagedRow,
+    /// The row's value of each contract column ([`Ctx::values_of`]).
+    values: Vec<Option<&'c Value>>,
     key: Option<String>,
     findings: Vec<Finding>,
 }
@@ -190,8 +193,9 @@ impl RowCheck<'_, '_> {
         for p in &row.problems {
             self.add(Check::Schema, p.clone());
         }
-        for c in &self.ctx.contract.columns {
-            match row.values.get(&c.name) {
+        let ctx = self.ctx;
+        for (ci, c) in ctx.contract.columns.iter().enumerate() {
+            match self.values[ci] {
                 None if format == Format::Csv => {} // reported once, from the header
                 // A missing key is reported once, by the key check.
                 None if !c.optional && !self.ctx.is_key(&c.name) => {
@@ -228,8 +232,9 @@ impl RowCheck<'_, '_> {
     /// Check 7: canonical spellings (numbers without separators and in the column's
     /// unit, ISO dates, the declared list separator, trimmed text).
     fn normalization(&mut self) {
-        for c in &self.ctx.contract.columns {
-            let Some(v) = self.row.values.get(&c.name) else {
+        let ctx = self.ctx;
+        for (ci, c) in ctx.contract.columns.iter().enumerate() {
+            let Some(v) = self.values[ci] else {
                 continue;
             };
             let why = match (c.kind, v) {
@@ -276,7 +281,8 @@ impl RowCheck<'_, '_> {
                 (_, Value::Text(t)) => (t.trim() != t
                     || t.contains("  ")
                     || t.contains('\n')
-                    || ["[[", "]]", "{{", "}}", "''"].iter().any(|m| t.contains(m)))
+                    || (t.contains(['[', ']', '{', '}', '\''])
+                        && ["[[", "]]", "{{", "}}", "''"].iter().any(|m| t.contains(m))))
                 .then(|| format!("{}: {t:?} has stray whitespace or wiki markup", c.name)),
                 (_, Value::Items(items)) => items
                     .iter()
@@ -340,7 +346,7 @@ impl RowCheck<'_, '_> {
     }
 
     /// Key identity (check 5's null part here; uniqueness is table-level).
-    fn key_identity(&mut self, memo: &RowMemo) -> Result<KeyIdentity, IndexError> {
+    fn key_identity(&mut self, memo: &mut RowMemo) -> Result<KeyIdentity, IndexError> {
         let mut parts = Vec::new();
         let mut first = None;
         let mut first_page = None;
@@ -356,7 +362,7 @@ impl RowCheck<'_, '_> {
             }
             let sep = spec.map_or("; ", ColumnSpec::separator);
             let text = v.joined(sep);
-            let folded = values::fold(&text);
+            let folded = memo.folds.fold(&text);
             let page = if spec.is_some_and(|s| s.kind == ColumnType::Text) {
                 memo.titles.page_of(self.ctx, text.trim())?
             } else {
@@ -448,7 +454,9 @@ impl RowCheck<'_, '_> {
     ) -> Result<Option<Rc<Resolved>>, IndexError> {
         let ctx = self.ctx;
         let row = self.row;
-        let RowMemo { titles, locators } = memo;
+        let RowMemo {
+            titles, locators, ..
+        } = memo;
         let entry = locators.get(raw, page);
         let resolved = match entry.resolve(ctx, loc)? {
             Ok(r) => r,
@@ -474,7 +482,7 @@ impl RowCheck<'_, '_> {
             if self.claim_of(c) != super::contract::Claim::Extracted {
                 continue;
             }
-            let Some(v) = row.values.get(&c.name) else {
+            let Some(v) = self.values[ci] else {
                 continue;
             };
             if v.is_empty() {

@@ -5,7 +5,8 @@
 //! another wiki) is a reason, not a page. Decoded pages are shared through a sharded
 //! cache so that parallel callers decode each page once.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
@@ -222,10 +223,14 @@ pub(crate) struct PageData {
     pub title: String,
     pub structure: PageStructure,
     text: OnceLock<Option<Arc<PageText>>>,
-    /// Final page of each link (redirects followed; `NO_PAGE` for red links), computed on
-    /// first use: rows of one table share them.
-    link_targets: OnceLock<Vec<u32>>,
+    /// Final page of each link (redirects followed; `NO_PAGE` for red links), each
+    /// looked up when a cited cell or item first asks for it: the rows of a table share
+    /// them, and links outside what is cited are never looked up.
+    link_targets: Box<[AtomicU64]>,
 }
+
+/// A link whose target nobody has asked for yet (targets are `u32`).
+const UNSEEN: u64 = u64::MAX;
 
 impl PageData {
     /// The page's plain text (decoded on first use; `None` without a text store).
@@ -237,19 +242,24 @@ impl PageData {
         Ok(self.text.get_or_init(|| t).clone())
     }
 
-    /// The final page of every link of the page (`NO_PAGE` where there is none).
-    pub fn link_targets(&self, index: &Index) -> Result<&[u32], IndexError> {
-        if let Some(t) = self.link_targets.get() {
-            return Ok(t);
+    /// The final page of the page's link `li` (`NO_PAGE` where there is none, or no
+    /// such link).
+    pub fn link_target(&self, index: &Index, li: u32) -> Result<u32, IndexError> {
+        let Some(slot) = self.link_targets.get(li as usize) else {
+            return Ok(crate::index::NO_PAGE);
+        };
+        // Workers racing on one link compute the same answer: any store is right.
+        let seen = slot.load(Ordering::Relaxed);
+        if seen != UNSEEN {
+            return Ok(seen as u32);
         }
-        let mut v = Vec::with_capacity(self.structure.links.len());
-        for l in &self.structure.links {
-            v.push(match index.find(l.ns, &l.dbkey) {
-                Some(p) => final_page(index, p)?,
-                None => crate::index::NO_PAGE,
-            });
-        }
-        Ok(self.link_targets.get_or_init(|| v))
+        let l = &self.structure.links[li as usize];
+        let p = match index.find(l.ns, &l.dbkey) {
+            Some(p) => final_page(index, p)?,
+            None => crate::index::NO_PAGE,
+        };
+        slot.store(u64::from(p), Ordering::Relaxed);
+        Ok(p)
     }
 }
 
@@ -265,22 +275,28 @@ const TITLES_PER_SHARD: usize = 16_384;
 /// A small sharded map: parallel readers rarely contend, and a full shard is simply
 /// cleared (the workload — many rows per page, pages in runs — makes that cheap).
 struct Sharded<K, V> {
-    shards: Vec<Mutex<HashMap<K, V>>>,
+    /// Fx-hashed: a title is hashed for every lookup, and SipHash showed in the profile.
+    shards: Vec<Mutex<FxHashMap<K, V>>>,
     cap: usize,
 }
 
 impl<K: std::hash::Hash + Eq, V: Clone> Sharded<K, V> {
     fn new(cap: usize) -> Self {
         Sharded {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(FxHashMap::default()))
+                .collect(),
             cap,
         }
     }
 
-    fn shard<Q: std::hash::Hash + ?Sized>(&self, k: &Q) -> &Mutex<HashMap<K, V>> {
+    fn shard<Q: std::hash::Hash + ?Sized>(&self, k: &Q) -> &Mutex<FxHashMap<K, V>> {
         use std::hash::BuildHasher;
         let h = rustc_hash::FxBuildHasher.hash_one(k);
-        &self.shards[(h as usize) % SHARDS]
+        // The shard's own map places keys by the hash's low bits and tags them with its
+        // top seven: the shard is picked by bits between, so that keys of one shard
+        // still spread over its map.
+        &self.shards[((h >> 40) as usize) % SHARDS]
     }
 
     /// Looks `k` up by any borrowed form (`&str` for `String` keys: no allocation per
@@ -423,13 +439,16 @@ impl<'a> Resolver<'a> {
             return Ok(p);
         }
         let record = self.index.page(n)?;
+        let structure = self.index.structure(n)?;
         let data = Arc::new(PageData {
             number: n,
             title: self.index.display_title(&record),
-            structure: self.index.structure(n)?,
+            link_targets: (0..structure.links.len())
+                .map(|_| AtomicU64::new(UNSEEN))
+                .collect(),
+            structure,
             record,
             text: OnceLock::new(),
-            link_targets: OnceLock::new(),
         });
         self.pages.put(n, data.clone());
         Ok(data)
@@ -707,15 +726,13 @@ impl<'a> Resolver<'a> {
         t: &Table,
         row: usize,
     ) -> Result<Vec<CellContent>, IndexError> {
-        let s = &page.structure;
-        let targets = page.link_targets(self.index)?;
         let labels = t.column_labels();
         let h = t.header_rows();
         let mut out = Vec::with_capacity(t.columns as usize);
         for c in 0..t.columns as usize {
             let cell = t.cell_at(h + row, c);
             let links = cell.map(|x| &x.links[..]).unwrap_or(&[]);
-            let (links, link_pages) = linked(self.index, s, targets, links);
+            let (links, link_pages) = linked(self.index, page, links)?;
             out.push(CellContent {
                 col: c,
                 label: labels.get(c).cloned().flatten(),
@@ -745,7 +762,7 @@ fn list_item(
     let Some(x) = in_scope.clone().nth(item) else {
         return Ok(Err(in_scope.count()));
     };
-    let (links, link_pages) = linked(index, s, page.link_targets(index)?, &x.links);
+    let (links, link_pages) = linked(index, page, &x.links)?;
     Ok(Ok(Content::Item {
         item,
         text: x.text.clone(),
@@ -755,27 +772,25 @@ fn list_item(
 }
 
 /// The titles links `links` (indices into the page's links) name, and the final pages of
-/// those that lead somewhere (`targets`: the page's link targets).
+/// those that lead somewhere.
 fn linked(
     index: &Index,
-    s: &PageStructure,
-    targets: &[u32],
+    page: &PageData,
     links: &[u32],
-) -> (Vec<String>, Vec<u32>) {
+) -> Result<(Vec<String>, Vec<u32>), IndexError> {
     let mut titles = Vec::new();
     let mut pages = Vec::new();
     for &li in links {
-        let Some(l) = s.links.get(li as usize) else {
+        let Some(l) = page.structure.links.get(li as usize) else {
             continue;
         };
         titles.push(index.codec().prefixed_text(l.ns, &l.dbkey));
-        if let Some(&p) = targets.get(li as usize)
-            && p != crate::index::NO_PAGE
-        {
+        let p = page.link_target(index, li)?;
+        if p != crate::index::NO_PAGE {
             pages.push(p);
         }
     }
-    (titles, pages)
+    Ok((titles, pages))
 }
 
 /// Where a redirect page ends (itself if not a redirect or if it ends nowhere).
