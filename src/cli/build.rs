@@ -21,9 +21,6 @@ pub struct Args {
     /// Output directory (default: index/<dbname>). Replaced atomically when complete.
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(long, short = 'j', default_value_t = 0)]
-    threads: usize,
     /// Interwiki prefix table: auto (from the dump's host), mediawiki (a fresh
     /// MediaWiki's table) or wikimedia (Wikipedia's: languages and sister projects).
     #[arg(long, default_value = "auto",
@@ -36,15 +33,6 @@ pub struct Args {
     /// fastest build; the index answers `info`, `resolve`, `export pages|redirects` and `page --wikitext`.
     #[arg(long)]
     pages_only: bool,
-    /// Memory the build's sorters may hold before spilling sorted runs to disk, e.g.
-    /// 512M, 2G (default 512M). More memory only saves merge passes; the index is the
-    /// same byte for byte whatever the budget.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    memory_budget: Option<u64>,
-    /// Directory for temporary files (sort runs, spools); default: beside the new
-    /// index. Removed when the build ends; after a kill, by the next build.
-    #[arg(long, value_name = "DIR")]
-    tmp_dir: Option<PathBuf>,
     /// Analyse pages as written, without expanding templates (no first pass, no
     /// `sources.rec`; links, categories and templates that templates make are missing).
     #[arg(long)]
@@ -73,10 +61,9 @@ pub struct Args {
     #[arg(long)]
     strict: bool,
     #[command(flatten)]
+    writer: super::writer_args::WriterArgs,
+    #[command(flatten)]
     out: super::JsonArg,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -85,18 +72,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         dump: args.dump.clone(),
         multistream_index: args.multistream_index.clone(),
         index_dir: args.index.clone(),
-        threads: args.threads,
+        threads: args.writer.threads,
         interwiki: args.interwiki,
         text: !args.no_text,
         pages_only: args.pages_only,
-        memory_budget: args.memory_budget,
-        tmp_dir: args.tmp_dir.clone(),
+        memory_budget: args.writer.memory_budget,
+        tmp_dir: args.writer.tmp_dir.clone(),
         expand: !args.no_expand,
         build_date: args.build_date,
         strict: args.strict,
         messages: args.messages.clone(),
     };
-    let bar = Bar::new(args.quiet);
+    let bar = Bar::new(args.writer.quiet);
     if let Some(part) = args.shard {
         let report = build_shard(&opts, part, &bar, &cancel)
             .with_context(|| format!("building shard {part} from {}", args.dump.display()))?;

@@ -16,21 +16,10 @@ pub struct Args {
     /// Output directory. Replaced atomically when complete.
     #[arg(long, value_name = "DIR")]
     index: PathBuf,
-    /// Worker threads (default: one per core).
-    #[arg(long, short = 'j', default_value_t = 0)]
-    threads: usize,
-    /// Memory the merge's sorters may hold before spilling sorted runs to disk, as for
-    /// `build` (default 512M).
-    #[arg(long, value_name = "SIZE", value_parser = super::build::parse_size)]
-    memory_budget: Option<u64>,
-    /// Directory for temporary files (default: beside the new index).
-    #[arg(long, value_name = "DIR")]
-    tmp_dir: Option<PathBuf>,
+    #[command(flatten)]
+    writer: super::writer_args::WriterArgs,
     #[command(flatten)]
     out: super::JsonArg,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -38,11 +27,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let opts = MergeOptions {
         shards: args.shards,
         index_dir: args.index.clone(),
-        threads: args.threads,
-        memory_budget: args.memory_budget,
-        tmp_dir: args.tmp_dir,
+        threads: args.writer.threads,
+        memory_budget: args.writer.memory_budget,
+        tmp_dir: args.writer.tmp_dir,
     };
-    let bar = Bar::new(args.quiet);
+    let bar = Bar::new(args.writer.quiet);
     let report = merge(&opts, &bar, &cancel)
         .with_context(|| format!("merging shards into {}", args.index.display()))?;
     let mut out = std::io::stdout().lock();

@@ -27,6 +27,7 @@ mod serve;
 mod siblings;
 mod table;
 mod text;
+mod writer_args;
 
 pub use html_arg::{HtmlArg, write_html};
 use std::io::Write;
