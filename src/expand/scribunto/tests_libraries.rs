@@ -197,6 +197,41 @@ fn ustring_errors_and_replacements_as_scribunto() {
     assert_eq!(got, want);
 }
 
+/// Positions that are not ordinary numbers (NaN, infinities, 2^63 and beyond) give an
+/// empty or clamped answer: a NaN end once sliced the text backwards and panicked the
+/// worker (a libFuzzer find, `tests/data/fuzz/lua_module/codepoint-nan-span`), and a huge
+/// `byteoffset` count overflowed.
+#[test]
+fn ustring_positions_out_of_the_ordinary() {
+    let got = answers(
+        r#"
+        mw.ustring.codepoint('1e+308', 0/0)
+        mw.ustring.codepoint('abcdef', 7, 0/0)
+        mw.ustring.codepoint('abc', 0/0, 2)
+        mw.ustring.sub('abcdef', 7, 0/0)
+        mw.ustring.sub('abcdef', 0/0, 0/0)
+        mw.ustring.sub('abcdef', 0/0)
+        mw.ustring.sub('abcdef', -1/0, 1/0)
+        mw.ustring.byteoffset('abc', 1/0)
+        mw.ustring.byteoffset('abc', 2^63, 1)
+        "#,
+    );
+    assert_eq!(
+        got,
+        [
+            "49",
+            "",
+            "97,98",
+            "\"\"",
+            "\"a\"",
+            "\"abcdef\"",
+            "\"abcdef\"",
+            "nil",
+            "nil"
+        ]
+    );
+}
+
 #[test]
 fn ustring_byteoffset_as_scribunto() {
     // 'aéb' is bytes a=1, é=2–3, b=4.

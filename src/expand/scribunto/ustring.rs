@@ -443,45 +443,47 @@ fn gsub(lua: &Lua, args: &[Value]) -> Answer {
 /// to 1…len+1.
 fn sub(lua: &Lua, args: &[Value]) -> Answer {
     let s = text_arg("sub", args.first())?;
-    let len = s.len() as f64;
-    let mut i = number_arg("sub", args, 2, 1.0)?;
-    let mut j = number_arg("sub", args, 3, -1.0)?;
+    let i = number_arg("sub", args, 2, 1.0)?;
+    let j = number_arg("sub", args, 3, -1.0)?;
+    let piece: String = span(i, j, s.len()).map_or_else(String::new, |r| s[r].iter().collect());
+    string_value(lua, &piece)
+}
+
+/// The characters `sub` and `codepoint` take from `i` to `j` of a text of `len`:
+/// negative positions count from the end, then both are clamped to 1…len+1; `None`
+/// when the span is empty. A NaN position counts as 1, as PHP's
+/// `max(1, min(NAN, len + 1))` gives; the span is never reversed (a NaN once sliced
+/// the text from its end back to its start, a panic found by fuzzing).
+fn span(mut i: f64, mut j: f64, len: usize) -> Option<std::ops::Range<usize>> {
+    let n = len as f64;
     if i < 0.0 {
-        i += len + 1.0;
+        i += n + 1.0;
     }
     if j < 0.0 {
-        j += len + 1.0;
+        j += n + 1.0;
     }
     if j < i {
-        return string_value(lua, "");
+        return None;
     }
-    let a = i.trunc().clamp(1.0, len + 1.0) as usize;
-    let b = j.trunc().clamp(1.0, len + 1.0) as usize;
-    let piece: String = s[a - 1..b.min(s.len())].iter().collect();
-    string_value(lua, &piece)
+    let position = |x: f64| {
+        if x.is_nan() {
+            1
+        } else {
+            x.trunc().clamp(1.0, n + 1.0) as usize
+        }
+    };
+    let (a, b) = (position(i) - 1, position(j).min(len));
+    (a < b).then_some(a..b)
 }
 
 /// The code points from `i` to `j` (Scribunto's rules, as for `sub`).
 fn code_points(name: &str, args: &[Value]) -> Result<Vec<f64>, Fail> {
     let s = text_arg(name, args.first())?;
-    let len = s.len() as f64;
-    let mut i = number_arg(name, args, 2, 1.0)?;
-    let mut j = number_arg(name, args, 3, i)?;
-    if i < 0.0 {
-        i += len + 1.0;
-    }
-    if j < 0.0 {
-        j += len + 1.0;
-    }
-    if j < i {
-        return Ok(Vec::new());
-    }
-    let a = i.trunc().clamp(1.0, len + 1.0) as usize;
-    let b = j.trunc().clamp(1.0, len + 1.0) as usize;
-    Ok(s[(a - 1).min(s.len())..b.min(s.len())]
-        .iter()
-        .map(|&c| c as u32 as f64)
-        .collect())
+    let i = number_arg(name, args, 2, 1.0)?;
+    let j = number_arg(name, args, 3, i)?;
+    Ok(span(i, j, s.len()).map_or_else(Vec::new, |r| {
+        s[r].iter().map(|&c| c as u32 as f64).collect()
+    }))
 }
 
 fn codepoint(_: &Lua, args: &[Value]) -> Answer {
@@ -564,7 +566,7 @@ fn byteoffset(_: &Lua, args: &[Value]) -> Answer {
     }
     let starts: Vec<usize> = (0..b.len()).filter(|&k| b[k] & 0xc0 != 0x80).collect();
     let before = starts.iter().take_while(|&&k| k < at).count() as i64;
-    let target = before + l;
+    let target = before.saturating_add(l);
     Ok(vec![
         match usize::try_from(target).ok().and_then(|t| starts.get(t)) {
             Some(k) => Value::Number((*k + 1) as f64),
