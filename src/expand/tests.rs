@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::time::Instant;
 
 use super::*;
 use crate::redirect::{self, RedirectSyntax};
@@ -496,22 +495,16 @@ fn run_owned(pages: &[(String, String)], text: &str) -> Expansion {
 #[test]
 fn hostile_exponential_templates_are_bounded() {
     // Each level calls the next twice with different arguments: 2^40 calls unbounded.
+    // What bounds it is the work count, not a clock (no timed assertion: the same
+    // count on any machine, loaded or not).
     let pages = chain(40, "{{EN|a{{{1|}}}}}{{EN|b{{{1|}}}}}");
-    let t = Instant::now();
     let e = run_owned(&pages, "{{E0}}");
-    eprintln!(
-        "exponential with arguments: {:?}, {:?}",
-        t.elapsed(),
-        e.stats
-    );
-    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
     assert!(!e.warnings.is_empty());
     assert!(e.stats.work <= Limits::default().work + 1_000_000);
     // Without arguments the cache makes it linear; the output size limit stops it.
     let pages = chain(40, "{{EN}}{{EN}}");
-    let t = Instant::now();
     let e = run_owned(&pages, "{{E0}}");
-    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
+    assert!(e.stats.work <= Limits::default().work + 1_000_000);
     assert!(
         e.warnings
             .iter()
@@ -523,9 +516,8 @@ fn hostile_exponential_templates_are_bounded() {
 #[test]
 fn hostile_deep_nesting_is_bounded() {
     let text = "{{#if:x|".repeat(200) + "deep" + &"}}".repeat(200);
-    let t = Instant::now();
     let e = run(&[], &text);
-    assert!(t.elapsed().as_secs() < 10);
+    assert!(e.stats.work <= Limits::default().work + 1_000_000);
     assert!(e.text.len() < text.len());
     // With MediaWiki's pre-1.38 expansion depth (40), the nesting overruns it.
     let limits = Limits {
