@@ -361,7 +361,7 @@ impl<'s> Expander<'s> {
         let attempt = |st: &mut State, n: &str| {
             parser_functions::call(&fc, st, n).or_else(|| core_functions::call(&fc, st, n))
         };
-        let start = st.cost_start();
+        let start = st.function_start();
         let r = attempt(st, name)
             .or_else(|| attempt(st, &lower))
             .or_else(|| {
@@ -787,7 +787,7 @@ impl<'s> Expander<'s> {
             };
             // An `#invoke` here, or anywhere in a function's branches, counts for its
             // module once its output is counted too.
-            let start = st.cost_start();
+            let start = st.function_start();
             let result = match parser_functions::call(&fc, st, name) {
                 Some(r) => Some(r),
                 None => core_functions::call(&fc, st, name),

@@ -86,7 +86,7 @@ impl CostTotals {
 }
 
 /// What the report's times are.
-const CLOCK: &str = "monotonic wall time on the expanding worker thread, inclusive of nested calls, summed over calls; a call replayed from the expansion cache counts its replay only, its nested calls no time";
+const CLOCK: &str = "monotonic wall time on the expanding worker thread, inclusive of nested calls (for a module, from when its #invoke named it), summed over calls; a call replayed from the expansion cache counts its replay only, its nested calls no time";
 
 /// `build --cost-report FILE`: [`Costs`] with the Lua instructions and time each
 /// template and module took. Those differ between builds; the other counts are

@@ -8,11 +8,12 @@ use std::time::Instant;
 use super::state::{Counters, Effect, State};
 use crate::expand::{CallCost, CostKind};
 
-/// Where a call started: the page's counters, the clock, and how many `#invoke`s were
-/// running.
+/// Where a call started: the page's counters, the clock (for a template call; a parser
+/// function's starts when an `#invoke` names its module, so that the `#if`s and
+/// `#switch`es of a page read no clock), and how many `#invoke`s were running.
 pub(in crate::expand) struct CostStart {
     counters: Counters,
-    at: Instant,
+    at: Option<Instant>,
     invokes: usize,
 }
 
@@ -30,12 +31,21 @@ fn growth(now: Counters, then: Counters) -> Counters {
 }
 
 impl State {
-    /// Marks the start of a call whose cost [`end_call`](Self::end_call) or
-    /// [`end_invoke`](Self::end_invoke) records.
+    /// Marks the start of a template call, whose cost [`end_call`](Self::end_call)
+    /// records.
     pub(in crate::expand) fn cost_start(&self) -> CostStart {
         CostStart {
+            at: Some(Instant::now()),
+            ..self.function_start()
+        }
+    }
+
+    /// Marks the start of a parser function call, whose cost
+    /// [`end_invoke`](Self::end_invoke) records if it is an `#invoke`.
+    pub(in crate::expand) fn function_start(&self) -> CostStart {
+        CostStart {
             counters: self.counters,
-            at: Instant::now(),
+            at: None,
             invokes: self.invokes.len(),
         }
     }
@@ -44,7 +54,7 @@ impl State {
     /// cached expansion to replay), its time measured.
     pub(super) fn end_call(&mut self, kind: CostKind, title: Rc<str>, start: CostStart) {
         let delta = growth(self.counters, start.counters);
-        let nanos = start.at.elapsed().as_nanos() as u64;
+        let nanos = start.at.map_or(0, |at| at.elapsed().as_nanos() as u64);
         self.record(Effect::Cost(kind, title.clone(), delta));
         if let Some(c) = self.costs.get_mut(&(kind, title)) {
             c.nanos += nanos;
@@ -56,8 +66,12 @@ impl State {
     /// (the `#invoke`s nested in it have taken theirs).
     pub(in crate::expand) fn end_invoke(&mut self, start: CostStart) {
         if self.invokes.len() > start.invokes {
-            let module = self.invokes.swap_remove(start.invokes);
+            let (module, at) = self.invokes.swap_remove(start.invokes);
             self.invokes.truncate(start.invokes);
+            let start = CostStart {
+                at: Some(at),
+                ..start
+            };
             self.end_call(CostKind::Module, module, start);
         }
     }

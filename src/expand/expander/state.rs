@@ -91,8 +91,9 @@ pub(in crate::expand) struct State {
     pub script_error_spans: u32,
     /// What each template and module called so far cost (see `costs.rs`).
     pub(super) costs: FxHashMap<(CostKind, Rc<str>), CallCost>,
-    /// The modules of the `#invoke`s running, innermost last.
-    pub(super) invokes: Vec<Rc<str>>,
+    /// The modules of the `#invoke`s running, innermost last, with when each named its
+    /// module.
+    pub(super) invokes: Vec<(Rc<str>, std::time::Instant)>,
 }
 
 impl State {
@@ -208,7 +209,8 @@ impl State {
     }
 
     pub(crate) fn record_invoke(&mut self, module: &str) {
-        self.invokes.push(module.into());
+        self.invokes
+            .push((module.into(), std::time::Instant::now()));
         self.record(Effect::Invoke(module.to_string()));
     }
 
