@@ -92,17 +92,28 @@ impl Costs {
     /// Writes the table as `costs.json` into `dir`; returns its size.
     pub(crate) fn write(&self, dir: &Path) -> Result<u64, IndexError> {
         let path = dir.join(super::files::COSTS);
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
-            what: "cost table",
-            message: e.to_string(),
-        })?;
-        text.push('\n');
-        std::fs::write(&path, &text).map_err(|e| IndexError::io(&path, e))?;
+        let size = write_pretty_json(&path, self, "cost table")?;
         std::fs::File::open(&path)
             .and_then(|f| f.sync_all())
             .map_err(|e| IndexError::io(&path, e))?;
-        Ok(text.len() as u64)
+        Ok(size)
     }
+}
+
+/// Writes `value` to `path` as pretty JSON ending in a newline; returns its size.
+/// `what` names the value in an encoding error.
+pub(crate) fn write_pretty_json(
+    path: &Path,
+    value: &impl Serialize,
+    what: &'static str,
+) -> Result<u64, IndexError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| IndexError::Encode {
+        what,
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(path, &text).map_err(|e| IndexError::io(path, e))?;
+    Ok(text.len() as u64)
 }
 
 fn rank(r: &CostRow) -> (u64, u64) {

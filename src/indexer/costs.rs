@@ -115,11 +115,6 @@ pub struct MeasuredRow {
 impl CostReport {
     /// Writes the report as JSON to `path`.
     pub fn write(&self, path: &Path) -> Result<(), IndexError> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
-            what: "cost report",
-            message: e.to_string(),
-        })?;
-        text.push('\n');
-        std::fs::write(path, text).map_err(|e| IndexError::io(path, e))
+        crate::index::costs::write_pretty_json(path, self, "cost report").map(|_| ())
     }
 }
