@@ -4,6 +4,7 @@
 
 mod cache;
 mod costs;
+mod recording;
 mod state;
 
 use std::cell::{Cell, RefCell};
@@ -12,6 +13,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use cache::{CacheKey, Cached, Fetched};
+pub(super) use recording::Recording;
 use state::Effect;
 pub(super) use state::State;
 

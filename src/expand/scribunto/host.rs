@@ -17,14 +17,15 @@ use super::super::expander::{Expander, FnCall, State};
 use super::super::frame::{ArgDef, Frame};
 use super::super::php::php_trim;
 use super::frame::LFrame;
-use super::{Failure, PageLua, frame, language, lua_message, message, mw, title, uri};
+use super::{Failure, PageLua, frame, language, lua_message, message, mw, shared_data, title, uri};
 
 /// An operation of the host: the arguments after the operation's name, its results.
 pub(super) type Op = fn(&Ctx<'_, '_>, &Lua, &[Value]) -> mlua::Result<MultiValue>;
 
 /// Every library's operations, by the name `iface.host` is called with.
-const OPERATIONS: [&[(&str, Op)]; 6] = [
+const OPERATIONS: [&[(&str, Op)]; 7] = [
     frame::OPS,
+    shared_data::OPS,
     title::OPS,
     uri::OPS,
     mw::OPS,
@@ -157,6 +158,9 @@ pub(super) fn run(
     }
 }
 
+/// A value a module returned or raised, as text. A table raised as an error
+/// (`error(frame)`) is what its `__tostring` gives, or else named by its type, as the
+/// sandbox's `tostring` does: its address would differ from run to run (a fuzzer find).
 pub(super) fn value_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string_lossy().to_string(),
@@ -164,7 +168,15 @@ pub(super) fn value_string(v: &Value) -> String {
         Value::Integer(n) => n.to_string(),
         Value::Error(e) => lua_message(e),
         Value::Nil => String::new(),
-        v => v.to_string().unwrap_or_default(),
+        Value::Boolean(b) => b.to_string(),
+        Value::Table(t)
+            if t.metatable()
+                .is_some_and(|m| !m.raw_get::<Value>("__tostring").is_ok_and(|f| f.is_nil())) =>
+        {
+            v.to_string().unwrap_or_default()
+        }
+        Value::LightUserData(_) | Value::UserData(_) => "userdata".to_string(),
+        v => v.type_name().to_string(),
     }
 }
 
@@ -194,6 +206,11 @@ impl<'a, 's> Ctx<'a, 's> {
     }
 
     fn dispatch(&self, lua: &Lua, op: &str, a: &[Value]) -> mlua::Result<MultiValue> {
+        // A frame belongs to one `#invoke`: a `mw.loadData` load that reads one is
+        // not shared with other pages (`shared_data.rs`).
+        if frame::OPS.iter().any(|(name, _)| *name == op) {
+            self.page.shared.taint();
+        }
         let found = OPERATIONS
             .iter()
             .flat_map(|ops| ops.iter())

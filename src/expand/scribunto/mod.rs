@@ -31,6 +31,7 @@
 //! [`ExpandConfig::now`]: super::ExpandConfig::now
 //! [`TemplateSource`]: super::TemplateSource
 
+mod clone;
 mod frame;
 mod hash;
 mod host;
@@ -42,6 +43,7 @@ mod mw;
 mod pattern;
 mod pattern_cost;
 mod sandbox;
+mod shared_data;
 mod site;
 mod text;
 mod title;
@@ -123,6 +125,8 @@ pub(super) struct PageLua {
     /// Compiled modules by title: `None` when the page is missing or does not compile
     /// (then the error message).
     modules: RefCell<FxHashMap<(i32, String), Result<Function, String>>>,
+    /// `mw.loadData` tables kept for later pages.
+    shared: shared_data::SharedData,
 }
 
 impl PageLua {
@@ -138,6 +142,7 @@ impl PageLua {
         ustring::register(&lua, &iface)?;
         text::register(&lua, &iface)?;
         hash::register(&lua, &iface)?;
+        clone::register(&lua, &iface, &budget)?;
         let site = site::site_table(&lua, config, codec)?;
         let lib = lua.create_table()?;
         for (name, source) in LIBRARIES {
@@ -165,6 +170,7 @@ impl PageLua {
             library_heap,
             compiled_bytes: Default::default(),
             modules: Default::default(),
+            shared: Default::default(),
         })
     }
 
@@ -450,9 +456,13 @@ pub(super) fn invoke(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     }
     page.budget.timed_out.set(false);
     let module = (title.ns, title.dbkey.clone());
+    let (captures, loads) = (st.capture_depth(), page.shared.depth());
     let result = stacker::maybe_grow(LUA_RED_ZONE, LUA_STACK, || {
         host::run(fc, st, &page, chunk, &function, module)
     });
+    // What `mw.loadData` loads a Lua error ended left open.
+    ex.close_recordings(st, captures);
+    page.shared.close(loads);
     st.set_lua_used(page.budget.used.get());
     match result {
         Ok(text) => text,
@@ -504,3 +514,5 @@ mod tests;
 mod tests_budget;
 #[cfg(test)]
 mod tests_libraries;
+#[cfg(test)]
+mod tests_shared_data;

@@ -191,26 +191,56 @@ local function cachedData(cache, fname, name, load)
 	return readOnly(data, nil, fname)
 end
 
+-- Tables loaded by earlier pages of this state whose loads read nothing of their page,
+-- by module name: { table, id } (`shared_data.rs`). Never reset: a page that loads one
+-- gets it without running the module, and is charged as if it had.
+local sharedData = {}
+-- Loads running: data read inside one (loaded before, or shared) makes it the page's own.
+local loading = 0
+local randomUses = lib.randomUses
 local function loadData(name)
+	if loading > 0 then
+		host('dataTaint')
+	end
 	return cachedData(loadedData, 'mw.loadData', name, function()
+		local shared = sharedData[name]
+		if shared then
+			host('dataReplay', shared[2])
+			return shared[1]
+		end
+		local mark, uses = host('dataBegin'), randomUses()
+		loading = loading + 1
 		local fn = loadChunk(name)
 		if not fn then
+			loading = loading - 1
 			error("module '" .. name .. "' not found", 4)
 		end
 		rawsetfenv(fn, lib.cloneEnv())
+		-- An error here leaves the count up for the rest of the page: later loads then
+		-- only taint the loads around them, which are kept for their page alone.
 		local data = fn()
+		loading = loading - 1
 		if type(data) == 'table' then
-			return checkData(data, {}) or data
+			data = checkData(data, {}) or data
+		else
+			data = notTable(name, data)
 		end
-		return notTable(name, data)
+		local id = host('dataEnd', mark, type(data) == 'table' and randomUses() == uses)
+		if id then
+			sharedData[name] = { data, id }
+		end
+		return data
 	end)
 end
 
 local loadedJson = {}
 lib.pageResets[#lib.pageResets + 1] = function()
-	loadedData, loadedJson = {}, {}
+	loadedData, loadedJson, loading = {}, {}, 0
 end
 local function loadJsonData(name)
+	if loading > 0 then
+		host('dataTaint')
+	end
 	if type(name) ~= 'string' then
 		-- Scribunto names the type of `arg`, a global that is always nil in a module.
 		error("bad argument #1 to 'mw.loadJsonData' (string expected, got nil)", 2)
@@ -224,11 +254,12 @@ local function loadJsonData(name)
 	end)
 end
 
+local cloneTable = iface.cloneTable
 local function cloneEnv()
 	local env = {}
 	for k, v in next, baseGlobals do
 		if type(v) == 'table' and k ~= '_G' then
-			env[k] = mw.clone(v)
+			env[k] = cloneTable(v) or mw.clone(v)
 		else
 			env[k] = v
 		end

@@ -228,15 +228,22 @@ do
 end
 
 -- math.random from C shares one generator across threads: a seeded LCG instead.
+-- `lib.randomUses()` counts the calls that read or set its state (`mw.loadData` does not
+-- share a table whose making used it).
 do
-	local seed = 1
+	local seed, uses = 1, 0
 	lib.pageResets[#lib.pageResets + 1] = function()
 		seed = 1
 	end
+	function lib.randomUses()
+		return uses
+	end
 	function math.randomseed(s)
+		uses = uses + 1
 		seed = floor(tonumber(s) or 0) % 2147483648
 	end
 	function math.random(m, n)
+		uses = uses + 1
 		seed = (1103515245 * seed + 12345) % 2147483648
 		local r = seed / 2147483648
 		if m == nil then

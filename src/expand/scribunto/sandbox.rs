@@ -311,7 +311,7 @@ fn charge_pattern(b: &Budget, (s, p, what, init, n): &PatternCall) -> mlua::Resu
 
 /// Adds `n` instructions to the count; past the limit, the error of the hook. Before
 /// [`limit`] puts a limit on the state (while the library loads) nothing is counted.
-fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
+pub(super) fn charge(b: &Budget, n: f64) -> mlua::Result<()> {
     if b.limit.get() == 0 || n.is_nan() || n < 1.0 {
         return Ok(());
     }
@@ -344,6 +344,11 @@ pub(super) fn limit(
     lua.set_global_hook(
         HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
         move |lua, _| {
+            // Past the limit the count stays where it ended (a charge may have ended
+            // it, `charge`): the page is reported as spending at most one interval more.
+            if b.timed_out.get() {
+                return Err(mlua::Error::RuntimeError(TIMEOUT_MESSAGE.to_string()));
+            }
             let used = b.used.get() + HOOK_INTERVAL as u64;
             b.used.set(used);
             if used > b.limit.get() {

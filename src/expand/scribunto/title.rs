@@ -163,7 +163,13 @@ fn content(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue>
     let current = {
         let mut st = cx.st.borrow_mut();
         st.record_template(ns, &dbkey);
-        st.page_ns == ns && st.page_dbkey == dbkey
+        let current = st.page_ns == ns && st.page_dbkey == dbkey;
+        if current {
+            // The text being expanded, which need not be the dump's (`expand` of a
+            // section): what reads it cannot be reused on another page.
+            st.page_dependent();
+        }
+        current
     };
     if let Some(text) = cx.ex.content().filter(|_| current) {
         return string(lua, &text);
