@@ -169,7 +169,13 @@ end
 do
 	local MAX_ITEMS = 10000
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
-	local patternCost = iface.patternCost
+	local patternCost, freeSteps = iface.patternCost, iface.patternFreeSteps
+	-- Whether a call is surely free (`pattern_cost::surely_within`, the same test): no
+	-- repetition, `%b`, `%f` or back-reference, and a short subject. Most calls are.
+	local function free(s, p)
+		return (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
+			and not find(p, '%%[bf%d]')
+	end
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
 	-- backtracking will cost (charged before C runs it: `iface.patternCost`).
 	local function check(s, p, plain, what, init, n)
@@ -182,7 +188,7 @@ do
 		if type(s) == 'string' and #s > FREE_BYTES then
 			charge(#s / 16)
 		end
-		if type(s) == 'string' and type(p) == 'string' and not plain then
+		if type(s) == 'string' and type(p) == 'string' and not plain and not free(s, p) then
 			patternCost(s, p, what, tonumber(init), tonumber(n))
 		end
 	end

@@ -234,8 +234,10 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
 /// pattern functions go through), and collects garbage when it is due
 /// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
-/// spend on a call (its backtracking); `iface.memoryLimit`: the heap limit in bytes, so
-/// that a result that could never fit fails before it is built.
+/// spend on a call (its backtracking), asked only for the calls that
+/// [`pattern_cost::surely_within`] `iface.patternFreeSteps` does not find free;
+/// `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
+/// fails before it is built.
 pub(super) fn register(
     lua: &Lua,
     iface: &Table,
@@ -260,6 +262,7 @@ pub(super) fn register(
         "patternCost",
         lua.create_function(move |_, a: PatternCall| charge_pattern(&b, &a))?,
     )?;
+    iface.set("patternFreeSteps", FREE_STEPS as f64)?;
     iface.set("memoryLimit", limits.lua_memory as f64)
 }
 
@@ -285,6 +288,9 @@ fn charge_pattern(b: &Budget, (s, p, what, init, n): &PatternCall) -> mlua::Resu
         return Ok(());
     }
     let (s, p) = (s.as_bytes(), p.as_bytes());
+    if pattern_cost::surely_within(s.len(), &p, FREE_STEPS) {
+        return Ok(());
+    }
     let len = s.len() as f64;
     // `posrelat(init) - 1` clamped to the subject, as `str_find_aux` reads `init`.
     let init = init.map_or(0.0, |i| {
