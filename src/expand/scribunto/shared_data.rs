@@ -17,7 +17,8 @@
 //!
 //! The kept tables stay in the state's heap, where they count against every later
 //! page's heap limit like garbage does, so a kept state's page never has more room than
-//! a fresh state's; [`MAX_SHARED_BYTES`] bounds what that takes.
+//! a fresh state's; [`MAX_SHARED_BYTES`] bounds what that takes, as far as the heap's
+//! growth during each load tells (a collection during a load can make it tell less).
 
 use std::cell::{Cell, RefCell};
 
