@@ -171,7 +171,7 @@ pub(super) fn value_string(v: &Value) -> String {
         Value::Boolean(b) => b.to_string(),
         Value::Table(t)
             if t.metatable()
-                .is_some_and(|m| !m.raw_get::<Value>("__tostring").is_ok_and(|f| f.is_nil())) =>
+                .is_some_and(|m| m.raw_get::<Value>("__tostring").is_ok_and(|f| !f.is_nil())) =>
         {
             v.to_string().unwrap_or_default()
         }
@@ -206,18 +206,18 @@ impl<'a, 's> Ctx<'a, 's> {
     }
 
     fn dispatch(&self, lua: &Lua, op: &str, a: &[Value]) -> mlua::Result<MultiValue> {
-        // A frame belongs to one `#invoke`: a `mw.loadData` load that reads one is
-        // not shared with other pages (`shared_data.rs`).
-        if frame::OPS.iter().any(|(name, _)| *name == op) {
+        let found = OPERATIONS.iter().find_map(|ops| {
+            let (_, f) = ops.iter().find(|(name, _)| *name == op)?;
+            Some((std::ptr::eq(*ops, frame::OPS), f))
+        });
+        let Some((frame_op, f)) = found else {
+            return Err(err(format!("unknown host operation {op}")));
+        };
+        if frame_op {
+            // A frame belongs to one `#invoke`: a `mw.loadData` load that reads one is
+            // not shared with other pages (`shared_data.rs`).
             self.page.shared.taint();
         }
-        let found = OPERATIONS
-            .iter()
-            .flat_map(|ops| ops.iter())
-            .find(|(name, _)| *name == op);
-        match found {
-            Some((_, f)) => f(self, lua, a),
-            None => Err(err(format!("unknown host operation {op}"))),
-        }
+        f(self, lua, a)
     }
 }

@@ -170,7 +170,7 @@ do
 	local MAX_ITEMS = 10000
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
 	local patternCost, freeSteps = iface.patternCost, iface.patternFreeSteps
-	-- Whether a call is surely free (`pattern_cost::surely_within`, the same test): no
+	-- Whether a call is surely free (its premise is tested in `pattern_cost.rs`): no
 	-- repetition, `%b`, `%f` or back-reference, and a short subject. Most calls are.
 	local function free(s, p)
 		return (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')

@@ -244,8 +244,8 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
 /// pattern functions go through), and collects garbage when it is due
 /// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
-/// spend on a call (its backtracking), asked only for the calls that
-/// [`pattern_cost::surely_within`] `iface.patternFreeSteps` does not find free;
+/// spend on a call (its backtracking), asked by `sandbox.lua` only for the calls it
+/// does not find surely within `iface.patternFreeSteps` (see `pattern_cost.rs`);
 /// `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
 /// fails before it is built.
 pub(super) fn register(
@@ -298,9 +298,6 @@ fn charge_pattern(b: &Budget, (s, p, what, init, n): &PatternCall) -> mlua::Resu
         return Ok(());
     }
     let (s, p) = (s.as_bytes(), p.as_bytes());
-    if pattern_cost::surely_within(s.len(), &p, FREE_STEPS) {
-        return Ok(());
-    }
     let len = s.len() as f64;
     // `posrelat(init) - 1` clamped to the subject, as `str_find_aux` reads `init`.
     let init = init.map_or(0.0, |i| {
