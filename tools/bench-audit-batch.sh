@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${WIKIWIT_SHARED:-../shared}
+ix=${1:-}
 threads=${2:-2}
 shift $(( $# < 2 ? $# : 2 ))
 sizes=("$@")
@@ -35,7 +36,6 @@ else
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
 fi
-ix=${1:-}
 if [ -z "$ix" ]; then
   ix=$work/ix
   [ -d "$ix" ] || "$bin/wikiwit" build "$shared/data/ottqa-wiki-183k-multistream.xml.bz2" \
@@ -49,12 +49,18 @@ contract=$work/contract.json
 mv "$work/gen/contract.json" "$contract"
 rm -rf "$work/gen"
 
+# Every size's file is written before any is timed, and flushed: the kernel writing
+# gigabytes of fresh rows back to disk during a run had tripled its system time.
+for n in "${sizes[@]}"; do
+  [ -f "$work/rows-$n.jsonl" ] || head -n "$n" "$work/rows-$largest.jsonl" > "$work/rows-$n.jsonl"
+done
+sync
+
 echo "| rows | rows file | wall s | rows/s (wall) | user s | sys s | CPU rows/s | peak RSS MB | runs spilled | findings |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 declare -A rss
 for n in $(printf '%s\n' "${sizes[@]}" | sort -n); do
   rows=$work/rows-$n.jsonl
-  [ -f "$rows" ] || head -n "$n" "$work/rows-$largest.jsonl" > "$rows"
   mb=$(( $(stat -c %s "$rows") / 1048576 ))
   /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin/wikiwit" audit "$contract" "$rows" \
     --index "$ix" --findings "$work/findings.jsonl" -j "$threads" > /dev/null 2> "$work/err" \
