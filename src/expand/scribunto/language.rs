@@ -83,10 +83,23 @@ fn fetch_language_names(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result
         Ok(i) => i,
         Err(m) => return fail(lua, m),
     };
-    let t = lua.create_table()?;
-    for (code, name) in data::names(in_language.as_deref(), &include) {
-        t.set(code, name)?;
-    }
+    let names = data::names_memo(in_language, include);
+    // SAFETY: runs on the stack `exec_raw` gives it and leaves one value there, the new
+    // table; a Lua error (memory) is caught by `exec_raw`'s protected call, and `names`
+    // lives outside the call. One protected call for the table: a `Table::set` per entry
+    // was 7 % of the build of enwiki's CS1 articles (Module:Lang asks for all names).
+    let t: mlua::Table = unsafe {
+        lua.exec_raw((), |state| {
+            // Unsized, filled in the order `set` filled it: the same layout, so the same
+            // `pairs` order as before.
+            mlua::ffi::lua_newtable(state);
+            for (code, name) in names.iter() {
+                mlua::ffi::lua_pushlstring(state, code.as_ptr().cast(), code.len());
+                mlua::ffi::lua_pushlstring(state, name.as_ptr().cast(), name.len());
+                mlua::ffi::lua_rawset(state, -3);
+            }
+        })?
+    };
     one(Value::Table(t))
 }
 
@@ -335,6 +348,21 @@ function p.names()
         try(mw.language.fetchLanguageName, nil),
         mw.language.new('pl'):plural(22, { 'a', 'b', 'c' }) .. mw.language.new('pl'):convertPlural(5, 'a', 'b', 'c') }, '|')
 end
+function p.fresh()
+    local a = mw.language.fetchLanguageNames('en', 'all')
+    a.ru = 'changed'
+    a.zz = 'added'
+    local b = mw.language.fetchLanguageNames('en', 'all')
+    local n, first = 0, {}
+    for code, name in pairs(b) do
+        n = n + 1
+        if n <= 3 then first[#first + 1] = code .. '=' .. name end
+    end
+    local m = 0
+    for _ in pairs(mw.language.fetchLanguageNames()) do m = m + 1 end
+    return table.concat({ tostring(a == b), b.ru, tostring(b.zz), a.ru, n, m,
+        table.concat(first, ',') }, '|')
+end
 function p.languages()
     local out = {}
     local function add(...)
@@ -396,6 +424,42 @@ return p
              false|bad argument #1 to 'convertGrammar' (string expected, got nil)|\
              -1234.5|nil|nil"
         );
+    }
+
+    /// Each call gets a table of its own (the lists are kept per thread, the tables not),
+    /// as many entries as the lists hold, in the order the entries were set.
+    #[test]
+    fn every_call_gets_a_fresh_table_of_names() {
+        let e = run(&[("Module:L", MODULE)], "{{#invoke:L|fresh}}");
+        let all = super::data::names(Some("en"), "all");
+        let mw = super::data::names(None, "mw");
+        let parts: Vec<&str> = e.text.split('|').collect();
+        assert_eq!(
+            parts[..4],
+            ["false", "Russian", "nil", "changed"],
+            "{}",
+            e.text
+        );
+        assert_eq!(parts[4], all.len().to_string());
+        assert_eq!(parts[5], mw.len().to_string());
+        assert!(
+            all.len() > 500 && mw.len() > 300,
+            "{} {}",
+            all.len(),
+            mw.len()
+        );
+        // `pairs` order on a table filled entry by entry with `Table::set`, as it was.
+        let lua = mlua::Lua::new();
+        let t = lua.create_table().unwrap();
+        for (code, name) in &all {
+            t.set(*code, *name).unwrap();
+        }
+        let first: Vec<String> = t
+            .pairs::<String, String>()
+            .take(3)
+            .map(|kv| kv.map(|(k, v)| format!("{k}={v}")).unwrap())
+            .collect();
+        assert_eq!(parts[6], first.join(","));
     }
 
     #[test]
