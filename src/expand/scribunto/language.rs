@@ -86,8 +86,9 @@ fn fetch_language_names(_: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result
     let names = data::names_memo(in_language, include);
     // SAFETY: runs on the stack `exec_raw` gives it and leaves one value there, the new
     // table; a Lua error (memory) is caught by `exec_raw`'s protected call, and `names`
-    // lives outside the call. One protected call for the table: a `Table::set` per entry
-    // was 7 % of the build of enwiki's CS1 articles (Module:Lang asks for all names).
+    // lives outside the call. One protected call for the whole table, because each of
+    // mlua's costs closures and registry writes here (docs/expansion.md) and Module:Lang
+    // asks for thousands of names on every page.
     let t: mlua::Table = unsafe {
         lua.exec_raw((), |state| {
             // Unsized, filled in the order `set` filled it: the same layout, so the same
