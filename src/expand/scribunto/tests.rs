@@ -314,6 +314,26 @@ fn hostile_memory_bombs_are_bounded() {
     assert!(!warning_kinds(&e).is_empty(), "{}", e.text);
 }
 
+/// A find over a long subject is charged by the subject's length (`#s / 16`
+/// instructions), plain finds too, whichever way the wrapper takes: a loop of them must
+/// not run for free in C.
+#[test]
+fn finds_over_a_long_subject_are_charged_by_its_length() {
+    let code = "local s = string.rep('a', 2^20) \
+        return { long = function() string.find(s, 'b', 1, true) return 'x' end, \
+        short = function() string.find(s:sub(1, 10), 'b', 1, true) return 'x' end, \
+        loop = function() for i = 1, 1e5 do string.find(s, 'b', 1, true) end return 'ran' end }";
+    let mods = [module("F", code)];
+    let long = run_mods(&mods, &[], "{{#invoke:F|long}}");
+    let short = run_mods(&mods, &[], "{{#invoke:F|short}}");
+    let charged = long.stats.lua_instructions - short.stats.lua_instructions;
+    // Less the few instructions `short` spends cutting its subject.
+    assert!(charged > (1 << 20) / 16 - 100, "{charged}");
+    let looped = run_mods(&mods, &[], "{{#invoke:F|loop}}");
+    assert!(!looped.text.contains("ran"), "{}", looped.text);
+    assert_eq!(warning_kinds(&looped), ["lua-timeout"]);
+}
+
 /// A bomb caught by `pcall` costs a hundred instructions but copies 64 MB: what the heap
 /// grows by is charged, so a loop of them spends the page's budget (about fifty of them)
 /// instead of running them all.
