@@ -49,8 +49,8 @@ contract=$work/contract.json
 mv "$work/gen/contract.json" "$contract"
 rm -rf "$work/gen"
 
-# Every size's file is written before any is timed, and flushed: the kernel writing
-# gigabytes of fresh rows back to disk during a run had tripled its system time.
+# Every size's file is written before any is timed, and flushed, so that no run shares
+# the disk with their writing.
 for n in "${sizes[@]}"; do
   [ -f "$work/rows-$n.jsonl" ] || head -n "$n" "$work/rows-$largest.jsonl" > "$work/rows-$n.jsonl"
 done

@@ -183,32 +183,6 @@ pub(super) fn name(code: &str, in_language: Option<&str>) -> &'static str {
 /// CLDR extension's hook, as on Wikipedia), the autonym where none of those names a
 /// code and for the language itself. `include`: `all` (every named code), `mw` (those of
 /// `Names.php`), `mwfile` (those MediaWiki has messages for).
-/// [`names`], remembered by the thread: modules ask for the same few lists on every page
-/// (Module:Lang for all names in English), each a few thousand entries to gather and sort.
-pub(super) fn names_memo(
-    in_language: Option<String>,
-    include: String,
-) -> std::rc::Rc<Vec<(&'static str, &'static str)>> {
-    type Memo = FxHashMap<(Option<String>, String), std::rc::Rc<Vec<(&'static str, &'static str)>>>;
-    thread_local! {
-        static NAMES: std::cell::RefCell<Memo> = Default::default();
-    }
-    NAMES.with(|m| {
-        let key = (in_language, include);
-        if let Some(v) = m.borrow().get(&key) {
-            return v.clone();
-        }
-        let v = std::rc::Rc::new(names(key.0.as_deref(), &key.1));
-        let mut m = m.borrow_mut();
-        // A page may ask in every language there is: keep a handful of lists, not all.
-        if m.len() >= 8 {
-            m.clear();
-        }
-        m.insert(key, v.clone());
-        v
-    })
-}
-
 pub(super) fn names(in_language: Option<&str>, include: &str) -> Vec<(&'static str, &'static str)> {
     let in_language = effective(in_language);
     let mut out: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
@@ -234,6 +208,32 @@ pub(super) fn names(in_language: Option<&str>, include: &str) -> Vec<(&'static s
             _ => language(code).is_some_and(|l| !l.autonym.is_empty()),
         })
         .collect()
+}
+
+/// [`names`], remembered by the thread: modules ask for the same few lists on every page
+/// (Module:Lang for all names in English), each a few thousand entries to gather and sort.
+pub(super) fn names_memo(
+    in_language: Option<String>,
+    include: String,
+) -> std::rc::Rc<Vec<(&'static str, &'static str)>> {
+    type Memo = FxHashMap<(Option<String>, String), std::rc::Rc<Vec<(&'static str, &'static str)>>>;
+    thread_local! {
+        static NAMES: std::cell::RefCell<Memo> = Default::default();
+    }
+    NAMES.with(|m| {
+        let key = (in_language, include);
+        if let Some(v) = m.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = std::rc::Rc::new(names(key.0.as_deref(), &key.1));
+        let mut m = m.borrow_mut();
+        // A page may ask in every language there is: keep a handful of lists, not all.
+        if m.len() >= 8 {
+            m.clear();
+        }
+        m.insert(key, v.clone());
+        v
+    })
 }
 
 #[cfg(test)]

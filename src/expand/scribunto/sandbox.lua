@@ -170,10 +170,15 @@ do
 	local MAX_ITEMS = 10000
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
 	local patternCost, freeSteps = iface.patternCost, iface.patternFreeSteps
-	-- Whether a call is surely free (its premise is tested in `pattern_cost.rs`): no
-	-- repetition, `%b`, `%f` or back-reference, and a short subject. Most calls are.
+	-- Whether a call of string `s` and pattern `p` is surely free (its premise is tested
+	-- in `pattern_cost.rs`): no repetition, `%b`, `%f` or back-reference, and a short
+	-- subject — under `freeSteps` bytes, so below FREE_BYTES too. Most calls are, and
+	-- the wrappers below settle them without `check`, which would charge them nothing
+	-- but whose own instructions (half the VM's on enwiki's CS1 articles) a page is
+	-- charged.
 	local function free(s, p)
-		return (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
+		return type(s) == 'string' and type(p) == 'string'
+			and (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
 			and not find(p, '%%[bf%d]')
 	end
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
@@ -192,24 +197,14 @@ do
 			patternCost(s, p, what, tonumber(init), tonumber(n))
 		end
 	end
-	-- Each wrapper settles the common call — a short string subject and a pattern `free`
-	-- finds cheap, or a plain find — without calling `check`, which would charge it
-	-- nothing: these wrappers ran half the VM instructions of enwiki's CS1 articles, and
-	-- a page is charged those instructions.
 	function string.find(s, p, init, plain)
-		local ls, lp = type(s) == 'string' and #s, type(p) == 'string' and #p
-		if not (ls and ls <= FREE_BYTES and (plain or lp and (ls + 1) * (lp + 1) <= freeSteps
-			and not find(p, '[%?%*%+%-]') and not find(p, '%%[bf%d]')))
-		then
+		if not (plain and type(s) == 'string' and #s <= FREE_BYTES or free(s, p)) then
 			check(s, p, plain, 'find', init)
 		end
 		return find(s, p, init, plain)
 	end
 	function string.match(s, p, init)
-		local ls, lp = type(s) == 'string' and #s, type(p) == 'string' and #p
-		if not (ls and lp and ls <= FREE_BYTES and (ls + 1) * (lp + 1) <= freeSteps
-			and not find(p, '[%?%*%+%-]') and not find(p, '%%[bf%d]'))
-		then
+		if not free(s, p) then
 			check(s, p, false, 'find', init)
 		end
 		return match(s, p, init)
@@ -219,10 +214,7 @@ do
 		return gmatch(s, p)
 	end
 	function string.gsub(s, p, r, n)
-		local ls, lp = type(s) == 'string' and #s, type(p) == 'string' and #p
-		if not (ls and lp and ls <= FREE_BYTES and (ls + 1) * (lp + 1) <= freeSteps
-			and not find(p, '[%?%*%+%-]') and not find(p, '%%[bf%d]'))
-		then
+		if not free(s, p) then
 			check(s, p, false, 'gsub', nil, n)
 		end
 		return gsub(s, p, r, n)

@@ -123,13 +123,11 @@ impl Budget {
 /// or `package` at all, and Lua's own collector stopped ([`collect`] runs instead).
 ///
 /// mlua is told that allocations may fail (a memory limit it never reaches): a state
-/// without one is taken to never run out of memory, and then mlua makes Lua's
-/// allocating calls (strings, tables, functions it creates for Rust) unprotected. Here
-/// the heap limit ([`charged_alloc`]) refuses allocations, and a refusal in such a call
-/// raised Lua's error with a `longjmp` across the Rust frames of the `#invoke`s below
-/// it: their memory was never freed (≈ 24 MB a page on a module fanning out
-/// `frame:preprocess` of itself, a libFuzzer find; Valgrind: the text and preprocessor
-/// tree of `preprocess_text` definitely lost), and skipping Rust frames is undefined.
+/// without one is taken never to run out of memory, and mlua then makes the allocating
+/// calls it does for Rust (strings, tables, functions) unprotected. The heap limit
+/// ([`charged_alloc`]) refuses allocations, and a refusal in an unprotected call would
+/// raise Lua's error with a `longjmp` across Rust frames: undefined, and their memory
+/// lost (docs/expansion.md).
 pub(super) fn new_state() -> mlua::Result<Lua> {
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH,
