@@ -18,6 +18,17 @@ pub enum Category {
     Scope,
 }
 
+impl Category {
+    /// The name the log writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Factual => "factual",
+            Category::Structural => "structural",
+            Category::Scope => "scope",
+        }
+    }
+}
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -26,6 +37,17 @@ pub enum Severity {
     Blocking,
     Hygiene,
     Advisory,
+}
+
+impl Severity {
+    /// The name the log writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Blocking => "blocking",
+            Severity::Hygiene => "hygiene",
+            Severity::Advisory => "advisory",
+        }
+    }
 }
 
 /// Check ids (1–12, the numbering).

@@ -183,7 +183,11 @@ impl Log {
     }
 
     pub fn write(&mut self, f: &Finding) -> Result<(), AuditError> {
-        self.line(f)
+        super::record::write(&mut self.pending, f);
+        if self.pending.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// Appends whole records, already written as JSON lines.

@@ -21,6 +21,7 @@ mod log;
 mod memo;
 pub mod numbers;
 pub mod pieces;
+mod record;
 mod resume;
 mod row_checks;
 pub mod rows;

@@ -20,6 +20,7 @@ use super::rows::{Format, Position, RawBatch, RawRecord, RowReader};
 use super::summaries::{self, KeyItem, SourceItem, SourceKey, Summaries, SummariesCheckpoint};
 use super::table_checks::{self, Cited, CountSource, Coverage, Duplicate, Table};
 use super::{AuditError, Ctx, Finding, Options, Summary, row_checks};
+use crate::index::IndexError;
 use crate::indexer::extsort::Sorter;
 
 /// Rows one worker checks in a row (a batch is split into such chunks).
@@ -94,6 +95,8 @@ struct Chunk {
     /// Count-source items the rows stage.
     covered: Vec<u32>,
     kept: Vec<Finding>,
+    /// Rows a duplicate's blocking finding blocks.
+    blocked: Vec<u64>,
 }
 
 /// The workers' side: checks the rows of a batch.
@@ -103,7 +106,6 @@ struct Checker<'c, 'a> {
     header: &'c [String],
     coverage: Option<&'c Coverage>,
     keep: bool,
-    log: &'c Path,
     rows: &'c Path,
     /// Chunks' log buffers, used again once their records are appended: fresh ones for
     /// every chunk cost more in page faults than in writing them.
@@ -149,7 +151,7 @@ impl Checker<'_, '_> {
             c.tally.rows_blocked += usize::from(s.blocked);
             for f in &o.findings {
                 c.tally.count(f);
-                serialize(&mut c.log, f, self.log)?;
+                serialize(&mut c.log, f);
             }
             if let Some(id) = &s.identity {
                 c.keys.push(KeyItem {
@@ -187,19 +189,13 @@ impl Checker<'_, '_> {
 }
 
 /// Appends `f` to `out` as a log record.
-fn serialize(out: &mut Vec<u8>, f: &Finding, log: &Path) -> Result<(), AuditError> {
-    serde_json::to_writer(&mut *out, f).map_err(|e| AuditError::Log {
-        path: log.to_path_buf(),
-        source: e.into(),
-    })?;
-    out.push(b'\n');
-    Ok(())
+fn serialize(out: &mut Vec<u8>, f: &Finding) {
+    super::record::write(out, f);
 }
 
 /// The consuming side: takes the checked chunks in row order.
 struct Consumer<'r> {
     audit: &'r str,
-    log_path: &'r Path,
     log: Log,
     side: SideDir,
     /// Taken by the table phase.
@@ -273,6 +269,23 @@ impl Consumer<'_> {
         self.side.save(saved).map_err(|e| self.side_err(e))?;
         self.checkpointed = Some(self.progress.rows);
         self.log.checkpoint(self.audit, &self.progress)
+    }
+
+    /// A block's duplicate findings, in row order.
+    fn take_duplicates(
+        &mut self,
+        parts: Vec<Chunk>,
+        blocked: &mut Sorter<u64>,
+    ) -> Result<(), AuditError> {
+        for mut part in parts {
+            self.log.append(&part.log)?;
+            part.tally.add_to(&mut self.progress);
+            self.kept.append(&mut part.kept);
+            for &r in &part.blocked {
+                blocked.push(r)?;
+            }
+        }
+        Ok(())
     }
 
     /// A table-level finding: counted, logged, kept; a blocking one's row goes to
@@ -371,7 +384,6 @@ pub(crate) fn run(
     let mut reader = RowReader::open(rows_path).map_err(rows_err)?;
     let mut c = Consumer {
         audit: setup.audit,
-        log_path: setup.log,
         log,
         summaries: Some(Summaries::new(st.side.path(), budget / 4, &from)),
         side: st.side,
@@ -405,7 +417,6 @@ pub(crate) fn run(
         header: &header,
         coverage: coverage.as_ref(),
         keep: opts.keep_findings,
-        log: setup.log,
         rows: rows_path,
         buffers: std::sync::Mutex::new(Vec::new()),
     };
@@ -508,16 +519,41 @@ fn table_phase(
     c.spilled = keys.spilled + sources.spilled;
     crate::index::fault::point("audit-table");
     let mut blocked = Sorter::<u64>::new("blocked", &dir, c.budget / 32);
-    let dups = summaries::duplicates(keys, &dir, c.budget / 8)?;
-    let mut block = Vec::with_capacity(DUP_BLOCK);
-    let mut dups = dups.peekable();
-    while dups.peek().is_some() {
-        block.clear();
+    let mut dups = summaries::duplicates(keys, &dir, c.budget / 8)?;
+    // While the workers write one block's findings, the previous block's go to the log
+    // and the next block is read from the sorted runs.
+    let fill = |dups: &mut summaries::Duplicates, into: &mut Vec<summaries::DupItem>| {
+        into.clear();
         for d in dups.by_ref().take(DUP_BLOCK) {
-            block.push(d?);
+            into.push(d?);
         }
-        duplicate_block(ctx, pool, c, &block, &mut blocked)?;
+        Ok::<(), IndexError>(())
+    };
+    let key_blocks = ctx.severity(super::Check::KeyIntegrity) == Severity::Blocking;
+    let mut block = Vec::with_capacity(DUP_BLOCK);
+    let mut spare = Vec::with_capacity(DUP_BLOCK);
+    fill(&mut dups, &mut block)?;
+    let mut written: Option<Vec<Chunk>> = None;
+    while !block.is_empty() {
+        let keep = c.keep;
+        let (parts, after) = pool.install(|| {
+            rayon::join(
+                || duplicate_block(ctx, &block, keep, key_blocks),
+                || -> Result<(), AuditError> {
+                    if let Some(parts) = written.take() {
+                        c.take_duplicates(parts, &mut blocked)?;
+                    }
+                    Ok(fill(&mut dups, &mut spare)?)
+                },
+            )
+        });
+        written = Some(parts);
+        after?;
+        std::mem::swap(&mut block, &mut spare);
         crate::index::fault::point("audit-table");
+    }
+    if let Some(parts) = written {
+        c.take_duplicates(parts, &mut blocked)?;
     }
     let marks = std::mem::take(&mut c.marks);
     let table = Table {
@@ -550,52 +586,38 @@ fn table_phase(
     Ok(())
 }
 
-/// The findings of a block of duplicates, serialized in parallel, appended in row order.
+/// The findings of a block of duplicates, serialized in parallel.
 fn duplicate_block(
     ctx: &Ctx<'_>,
-    pool: &rayon::ThreadPool,
-    c: &mut Consumer<'_>,
     block: &[summaries::DupItem],
-    blocked: &mut Sorter<u64>,
-) -> Result<(), AuditError> {
-    let log_path = c.log_path;
-    let keep = c.keep;
-    let parts: Vec<Result<Chunk, AuditError>> = pool.install(|| {
-        block
-            .par_chunks(CHUNK * 4)
-            .map(|ds| {
-                let mut part = Chunk::default();
-                for d in ds {
-                    let f = table_checks::duplicate_finding(
-                        ctx,
-                        Duplicate {
-                            row: d.row as usize,
-                            line: d.line,
-                            key: d.key.as_deref().map(str::to_string),
-                            first_row: d.first_row as usize,
-                            first_line: d.first_line,
-                        },
-                    );
-                    part.tally.count(&f);
-                    serialize(&mut part.log, &f, log_path)?;
-                    if keep {
-                        part.kept.push(f);
-                    }
+    keep: bool,
+    key_blocks: bool,
+) -> Vec<Chunk> {
+    block
+        .par_chunks(CHUNK * 4)
+        .map(|ds| {
+            let mut part = Chunk::default();
+            for d in ds {
+                let f = table_checks::duplicate_finding(
+                    ctx,
+                    Duplicate {
+                        row: d.row as usize,
+                        line: d.line,
+                        key: d.key.as_deref().map(str::to_string),
+                        first_row: d.first_row as usize,
+                        first_line: d.first_line,
+                    },
+                );
+                part.tally.count(&f);
+                serialize(&mut part.log, &f);
+                if keep {
+                    part.kept.push(f);
                 }
-                Ok(part)
-            })
-            .collect()
-    });
-    for part in parts {
-        let part = part?;
-        c.log.append(&part.log)?;
-        part.tally.add_to(&mut c.progress);
-        c.kept.extend(part.kept);
-    }
-    for d in block {
-        if !d.blocked && ctx.severity(super::Check::KeyIntegrity) == Severity::Blocking {
-            blocked.push(d.row)?;
-        }
-    }
-    Ok(())
+                if key_blocks && !d.blocked {
+                    part.blocked.push(d.row);
+                }
+            }
+            part
+        })
+        .collect()
 }

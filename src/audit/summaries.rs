@@ -261,13 +261,16 @@ impl Summaries {
     }
 }
 
+/// The duplicates, in row order.
+pub(crate) type Duplicates = Sorted<DupItem>;
+
 /// The rows whose key an earlier row holds (`keys` ordered by identity), sorted by row
 /// in a sorter of their own (`budget` bytes, spilling to `dir`).
 pub(crate) fn duplicates(
     keys: Sorted<KeyItem>,
     dir: &Path,
     budget: usize,
-) -> Result<Sorted<DupItem>, IndexError> {
+) -> Result<Duplicates, IndexError> {
     let mut dups = Sorter::new("duplicates", dir, budget);
     let mut first: Option<(u64, u64, u64)> = None;
     for k in keys {
