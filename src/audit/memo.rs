@@ -101,6 +101,8 @@ impl LocatorMemo {
     pub fn get(&mut self, raw: &str, page: &str) -> &mut MemoLocator {
         let at = self.0.iter().position(|l| l.raw == raw && l.page == page);
         match at {
+            // Most rows repeat the last row's locator: nothing moves.
+            Some(i) if i + 1 == self.0.len() => {}
             Some(i) => {
                 let l = self.0.remove(i);
                 self.0.push(l);
