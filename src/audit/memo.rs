@@ -36,6 +36,8 @@ pub(crate) struct MemoLocator {
     resolved: Option<Result<Rc<Resolved>, Unresolved>>,
     /// Verdicts on the row locator's evidence, by column and staged value.
     verdicts: Vec<(usize, String, Rc<[Verdict]>)>,
+    /// What the resolved content says, as findings quote it.
+    excerpt: Option<String>,
 }
 
 /// Answers shared by the rows of one chunk (see the module's comment). Its two parts
@@ -118,6 +120,7 @@ impl LocatorMemo {
                     named_page: None,
                     resolved: None,
                     verdicts: Vec::new(),
+                    excerpt: None,
                 });
             }
         }
@@ -157,6 +160,16 @@ impl MemoLocator {
         };
         self.resolved = Some(r.clone());
         Ok(r)
+    }
+}
+
+impl MemoLocator {
+    /// The excerpt of `resolved` (what this locator resolved to), made once: a run's
+    /// faulty rows quote the same row of cells.
+    pub fn excerpt(&mut self, resolved: &Resolved) -> String {
+        self.excerpt
+            .get_or_insert_with(|| resolved.content.excerpt())
+            .clone()
     }
 }
 

@@ -560,7 +560,7 @@ impl RowCheck<'_, '_> {
                     unsupported.join("; ")
                 ),
             )
-            .evidence = Some(resolved.content.excerpt());
+            .evidence = Some(entry.excerpt(&resolved));
         }
         Ok(Some(resolved))
     }

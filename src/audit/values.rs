@@ -487,10 +487,9 @@ fn same_number(a: &str, b: &str, mark: DecimalMark) -> bool {
         let x = numbers::parse_amount(s, mark)?;
         (x.unit.is_none() && x.currency.is_none() && !x.percent).then_some(x)
     };
-    match (num(a), num(b)) {
-        (Some(x), Some(y)) => x.equals(&y),
-        _ => false,
-    }
+    // The staged value first: most are not a plain number, and the cell is not read.
+    let Some(x) = num(a) else { return false };
+    num(b).is_some_and(|y| x.equals(&y))
 }
 
 /// The labels of `labels` the evidence text names (for partition ambiguity).
