@@ -129,6 +129,14 @@ impl LocatorMemo {
 }
 
 impl MemoLocator {
+    /// The excerpt of `resolved` (what this locator resolved to), made once: a run's
+    /// faulty rows quote the same row of cells.
+    pub fn excerpt(&mut self, resolved: &Resolved) -> String {
+        self.excerpt
+            .get_or_insert_with(|| resolved.content.excerpt())
+            .clone()
+    }
+
     /// The final page the locator's page part names (it has one: a full locator).
     pub fn named_page(&mut self, ctx: &Ctx<'_>) -> Result<Option<u32>, IndexError> {
         if let Some(p) = self.named_page {
@@ -160,16 +168,6 @@ impl MemoLocator {
         };
         self.resolved = Some(r.clone());
         Ok(r)
-    }
-}
-
-impl MemoLocator {
-    /// The excerpt of `resolved` (what this locator resolved to), made once: a run's
-    /// faulty rows quote the same row of cells.
-    pub fn excerpt(&mut self, resolved: &Resolved) -> String {
-        self.excerpt
-            .get_or_insert_with(|| resolved.content.excerpt())
-            .clone()
     }
 }
 

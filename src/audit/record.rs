@@ -1,12 +1,11 @@
 //! Findings written as log records: the bytes `serde_json` writes for a [`Finding`],
 //! without going through its serializer.
 //!
-//! A 1 M-row audit writes ≈ 1.7 M findings (≈ 700 MB); serializing them through
-//! `serde_json` cost ≈ 8 % of the audit's CPU, most of it escaping strings byte by byte
-//! that need no escape at all (the audit id, check names, locators). Here a string is
-//! copied as is once a scan finds nothing to escape, and handed to `serde_json` when it
-//! has something, so the record is the same to the byte (a test compares both on every
-//! kind of string).
+//! An audit writes more findings than rows, and `serde_json` escapes every string byte
+//! by byte though almost none needs an escape (the audit id, check names, locators,
+//! cell texts). Here a string is copied as is once a scan finds nothing to escape, and
+//! handed to `serde_json` when it has something, so the record is the same to the byte
+//! (a test compares both on every kind of string).
 
 use super::Finding;
 
