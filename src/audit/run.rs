@@ -19,7 +19,7 @@ use super::resume::{Saved, SideDir};
 use super::rows::{Format, Position, RawBatch, RawRecord, RowReader};
 use super::summaries::{self, KeyItem, SourceItem, SourceKey, Summaries, SummariesCheckpoint};
 use super::table_checks::{self, Cited, CountSource, Coverage, Duplicate, Table};
-use super::{AuditError, Ctx, Finding, Options, Summary, row_checks};
+use super::{AuditError, Ctx, Finding, Options, Summary, record, row_checks};
 use crate::index::IndexError;
 use crate::indexer::extsort::Sorter;
 
@@ -151,7 +151,7 @@ impl Checker<'_, '_> {
             c.tally.rows_blocked += usize::from(s.blocked);
             for f in &o.findings {
                 c.tally.count(f);
-                serialize(&mut c.log, f);
+                record::write(&mut c.log, f);
             }
             if let Some(id) = &s.identity {
                 c.keys.push(KeyItem {
@@ -186,11 +186,6 @@ impl Checker<'_, '_> {
         }
         Ok(c)
     }
-}
-
-/// Appends `f` to `out` as a log record.
-fn serialize(out: &mut Vec<u8>, f: &Finding) {
-    super::record::write(out, f);
 }
 
 /// The consuming side: takes the checked chunks in row order.
@@ -530,15 +525,15 @@ fn table_phase(
         Ok::<(), IndexError>(())
     };
     let key_blocks = ctx.severity(super::Check::KeyIntegrity) == Severity::Blocking;
+    let keep = c.keep;
     let mut block = Vec::with_capacity(DUP_BLOCK);
     let mut spare = Vec::with_capacity(DUP_BLOCK);
     fill(&mut dups, &mut block)?;
     let mut written: Option<Vec<Chunk>> = None;
     while !block.is_empty() {
-        let keep = c.keep;
         let (parts, after) = pool.install(|| {
             rayon::join(
-                || duplicate_block(ctx, &block, keep, key_blocks),
+                || duplicate_block(ctx, &mut block, keep, key_blocks),
                 || -> Result<(), AuditError> {
                     if let Some(parts) = written.take() {
                         c.take_duplicates(parts, &mut blocked)?;
@@ -586,15 +581,16 @@ fn table_phase(
     Ok(())
 }
 
-/// The findings of a block of duplicates, serialized in parallel.
+/// The findings of a block of duplicates, serialized in parallel. The block's keys move
+/// into the findings (the block is filled again).
 fn duplicate_block(
     ctx: &Ctx<'_>,
-    block: &[summaries::DupItem],
+    block: &mut [summaries::DupItem],
     keep: bool,
     key_blocks: bool,
 ) -> Vec<Chunk> {
     block
-        .par_chunks(CHUNK * 4)
+        .par_chunks_mut(CHUNK * 4)
         .map(|ds| {
             let mut part = Chunk::default();
             for d in ds {
@@ -603,13 +599,13 @@ fn duplicate_block(
                     Duplicate {
                         row: d.row as usize,
                         line: d.line,
-                        key: d.key.as_deref().map(str::to_string),
+                        key: d.key.take().map(String::from),
                         first_row: d.first_row as usize,
                         first_line: d.first_line,
                     },
                 );
                 part.tally.count(&f);
-                serialize(&mut part.log, &f);
+                record::write(&mut part.log, &f);
                 if keep {
                     part.kept.push(f);
                 }

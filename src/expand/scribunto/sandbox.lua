@@ -172,11 +172,14 @@ do
 	local patternCost, freeSteps = iface.patternCost, iface.patternFreeSteps
 	-- Whether a call of string `s` and pattern `p` is surely free (its premise is tested
 	-- in `pattern_cost.rs`): no repetition, `%b`, `%f` or back-reference, and a short
-	-- subject — under `freeSteps` bytes, so below FREE_BYTES too. Most calls are, and
-	-- the wrappers below settle them without `check`, which would charge them nothing
-	-- but whose own instructions (half the VM's on enwiki's CS1 articles) a page is
-	-- charged.
-	local function free(s, p)
+	-- subject — under `freeSteps` bytes, so below FREE_BYTES too; a `plain` find only
+	-- needs a subject of at most FREE_BYTES. Most calls are, and the wrappers below
+	-- settle them without `check`, which would charge them nothing but whose own
+	-- instructions (half the VM's on enwiki's CS1 articles) a page is charged.
+	local function free(s, p, plain)
+		if plain then
+			return type(s) == 'string' and #s <= FREE_BYTES
+		end
 		return type(s) == 'string' and type(p) == 'string'
 			and (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
 			and not find(p, '%%[bf%d]')
@@ -198,7 +201,7 @@ do
 		end
 	end
 	function string.find(s, p, init, plain)
-		if not (plain and type(s) == 'string' and #s <= FREE_BYTES or free(s, p)) then
+		if not free(s, p, plain) then
 			check(s, p, plain, 'find', init)
 		end
 		return find(s, p, init, plain)
