@@ -32,6 +32,7 @@
 //! [`TemplateSource`]: super::TemplateSource
 
 mod clone;
+mod data_view;
 mod frame;
 mod hash;
 mod host;
@@ -143,6 +144,7 @@ impl PageLua {
         text::register(&lua, &iface)?;
         hash::register(&lua, &iface)?;
         clone::register(&lua, &iface, &budget)?;
+        data_view::register(&lua, &iface)?;
         let site = site::site_table(&lua, config, codec)?;
         let lib = lua.create_table()?;
         for (name, source) in LIBRARIES {

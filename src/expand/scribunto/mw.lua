@@ -135,40 +135,60 @@ local function checkData(v, seen)
 end
 
 -- A read-only view of `data`: reads go through to it (tables as views of their own,
--- one per table), writes raise, `pairs`/`ipairs` walk it; `#` is 0, as in Scribunto.
-local function readOnly(data, views, fname)
-	local view = {}
-	views = views or { [data] = view }
-	local mt = { mw_loadData = true }
-	mt.__index = function(_, k)
-		local v = data[k]
-		if type(v) == 'table' then
-			views[v] = views[v] or readOnly(v, views, fname)
-			return views[v]
-		end
-		return v
+-- one per table and call of mw.loadData), writes raise, `pairs`/`ipairs` walk it; `#` is
+-- 0, as in Scribunto. Every call gets views of its own, so that `rawset` on one leaves
+-- the others alone, but the metatable and its functions are made once per page for each
+-- table (`__index` in C, `data_view.rs`; each view's `seen` map found through the
+-- weak `viewSeen`): a cited article calls CS1,
+-- and so loads its configuration, dozens of times, and each call reaches hundreds of
+-- its tables. The one difference a module can see: two views of one table share their
+-- metatable within a page, so changing its fields changes the other views too (and its
+-- functions accept any view of the table where Scribunto's accept only their own).
+local viewMts, viewSeen
+local function resetViews()
+	viewMts, viewSeen = {}, setmetatable({}, { __mode = 'k' })
+end
+resetViews()
+local readOnly
+local viewIndex = iface.viewIndex
+local function viewMt(data, fname)
+	local mt = viewMts[data]
+	if mt then
+		return mt
 	end
+	mt = { mw_loadData = true }
+	mt.__index = viewIndex(data, viewSeen, readOnly, fname)
 	mt.__newindex = function()
 		error('table from ' .. fname .. ' is read-only', 2)
 	end
-	mt.__pairs = function()
-		return function(_, k)
-			local nk = next(data, k)
-			if nk ~= nil then
-				return nk, view[nk]
-			end
-		end, view, nil
+	local function pairsfunc(view, k)
+		local nk = next(data, k)
+		if nk ~= nil then
+			return nk, view[nk]
+		end
 	end
-	mt.__ipairs = function()
-		return function(_, i)
-			i = i + 1
-			if data[i] ~= nil then
-				return i, view[i]
-			end
-		end, view, 0
+	local function ipairsfunc(view, i)
+		i = i + 1
+		if data[i] ~= nil then
+			return i, view[i]
+		end
+	end
+	mt.__pairs = function(view)
+		return pairsfunc, view, nil
+	end
+	mt.__ipairs = function(view)
+		return ipairsfunc, view, 0
 	end
 	mt.__metatable = mt
-	return setmetatable(view, mt)
+	viewMts[data] = mt
+	return mt
+end
+function readOnly(data, seen, fname)
+	local view = {}
+	seen = seen or {}
+	seen[data] = view
+	viewSeen[view] = seen
+	return setmetatable(view, viewMt(data, fname))
 end
 
 -- The data of `name` loaded once per page by `load` (which returns the table, or the
@@ -236,6 +256,7 @@ end
 local loadedJson = {}
 lib.pageResets[#lib.pageResets + 1] = function()
 	loadedData, loadedJson, loading = {}, {}, 0
+	resetViews()
 end
 local function loadJsonData(name)
 	if loading > 0 then

@@ -78,6 +78,33 @@ fn invoke_runs_module_functions() {
     );
 }
 
+/// `type` answers from names made once (`sandbox::interned_type`): every type's name as
+/// Lua 5.1 gives it, the names equal to the strings a module writes, and Lua's own error,
+/// naming the function as called, when the value is missing.
+#[test]
+fn type_names_as_lua() {
+    let m = r#"
+local p = {}
+function p.t()
+    local t = type
+    local co = coroutine.create(function() end)
+    local names = { type(nil), type(false), type(0), type(''), type({}), type(tostring),
+        type(p.t), type(co), type(mw.html.create('b')) }
+    local _, e1 = pcall(type)
+    local _, e2 = pcall(function() return t() end)
+    return table.concat(names, ' ') .. '|' .. tostring(type('x') == 'string') .. '|'
+        .. e1 .. '|' .. e2:gsub('^Module:T:%d+: ', '')
+end
+return p
+"#;
+    let e = run_mods(&[module("T", m)], &[], "{{#invoke:T|t}}");
+    assert_eq!(
+        e.text,
+        "nil boolean number string table function function thread table|true|\
+         bad argument #1 to '?' (value expected)|bad argument #1 to 't' (value expected)"
+    );
+}
+
 #[test]
 fn html_builder_serializes_as_scribunto() {
     let mods = [module("Echo", ECHO)];

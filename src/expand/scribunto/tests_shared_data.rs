@@ -148,3 +148,72 @@ fn a_load_inside_a_load_stays_with_its_page() {
     same_as_fresh(&kept, &fresh);
     assert_eq!(shared, 1, "Inner alone is kept");
 }
+
+/// The read-only views `mw.loadData` hands out: a view per call, its nested tables one
+/// view each within the call, so that `rawset` on one leaves every other call's alone
+/// (Scribunto's `loadData.rawset` test, and the same one level down), on the same page
+/// and on the next `#invoke`; writes, `pairs` (which walks the data, not what `rawset`
+/// added), `ipairs` and the foreign-table assertion as in Scribunto. The views of one
+/// table share their metatable within a page (the difference `mw.lua` documents); each
+/// page makes its own.
+#[test]
+fn load_data_views_are_per_call() {
+    let views = r#"
+local p = {}
+local function try(f, ...)
+    local ok, e = pcall(f, ...)
+    return ok and 'ok' or (e:gsub('^[%w.:]*:%d+: ', ''))
+end
+function p.first()
+    local a, b = mw.loadData('Module:Nested'), mw.loadData('Module:Nested')
+    rawset(a, 'str', 'ugh')
+    rawset(a.t, 'y', 'ugh')
+    local keys = {}
+    for k, v in pairs(a.t) do keys[#keys + 1] = k .. '=' .. tostring(v) end
+    table.sort(keys)
+    local list = {}
+    for i, v in ipairs(a.list) do list[i] = type(v) == 'table' and v[1] or v end
+    return table.concat({
+        tostring(a == b), tostring(a.t == a.t), tostring(a.t == b.t),
+        tostring(a.t == a.same), a.str, b.str, tostring(a.t.y), tostring(b.t.y),
+        table.concat(keys, ' '), table.concat(list, ' '),
+        tostring(getmetatable(a).mw_loadData), tostring(getmetatable(a) == getmetatable(b)),
+        try(function() a.t.x = 1 end), try(getmetatable(a).__index, {}, 'str'),
+        try(setmetatable, a, {}),
+    }, ';') .. ';' .. tostring(rawset(getmetatable(a), 'marker', 'set') ~= nil)
+end
+function p.second()
+    local c = mw.loadData('Module:Nested')
+    return c.str .. ';' .. tostring(c.t.y) .. ';' .. tostring(rawget(c, 'str')) .. ';'
+        .. tostring(getmetatable(c).marker)
+end
+function p.mt()
+    return tostring(getmetatable(mw.loadData('Module:Nested')).marker)
+end
+return p
+"#;
+    let nested = "local t = { x = 1 }\n\
+                  return { str = 'data', t = t, same = t, list = { 'a', { 'b' }, 'c' } }";
+    let src = Pages::new(&[("Module:Views", views), ("Module:Nested", nested)]);
+    let ex = Expander::new(&src, &src.codec, config());
+    let e = ex.expand_page(
+        0,
+        "Viewer",
+        "{{#invoke:Views|first}}\n{{#invoke:Views|second}}\n{{#invoke:Views|mt}}",
+    );
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    let lines: Vec<&str> = e.text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "false;true;false;true;ugh;data;ugh;nil;x=1;a b c;true;true;\
+             table from mw.loadData is read-only;assertion failed!;\
+             cannot change a protected metatable;true",
+            "data;nil;nil;set",
+            "set",
+        ]
+    );
+    // The next page's views have a metatable of their own.
+    let next = ex.expand_page(0, "Other viewer", "{{#invoke:Views|mt}}");
+    assert_eq!(next.text, "nil");
+}
