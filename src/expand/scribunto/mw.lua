@@ -138,12 +138,12 @@ end
 -- one per table and call of mw.loadData), writes raise, `pairs`/`ipairs` walk it; `#` is
 -- 0, as in Scribunto. Every call gets views of its own, so that `rawset` on one leaves
 -- the others alone, but the metatable and its functions are made once per page for each
--- table (`__index` in C, `data_view.rs`; each view's `seen` map found through the
--- weak `viewSeen`): a cited article calls CS1,
--- and so loads its configuration, dozens of times, and each call reaches hundreds of
--- its tables. The one difference a module can see: two views of one table share their
--- metatable within a page, so changing its fields changes the other views too (and its
--- functions accept any view of the table where Scribunto's accept only their own).
+-- table (`__index` in C, `data_view.rs`; each view's `seen` map found through the weak
+-- `viewSeen`): a cited article calls CS1, and so loads its configuration, dozens of
+-- times, and each call reaches hundreds of its tables. The one difference a module can
+-- see: two views of one table share their metatable within a page, so changing its
+-- fields changes the other views too (and its functions accept any view of the table
+-- where Scribunto's accept only their own).
 local viewMts, viewSeen
 local function resetViews()
 	viewMts, viewSeen = {}, setmetatable({}, { __mode = 'k' })

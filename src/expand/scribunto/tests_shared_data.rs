@@ -1,6 +1,7 @@
 //! `mw.loadData` tables shared across the pages of a kept state (`shared_data.rs`): a
 //! later page gets the table, records and instruction count a fresh state gives it, and
-//! loads that read their page are never shared.
+//! loads that read their page are never shared; and the read-only views each call of
+//! `mw.loadData` gets (`mw.lua`, `data_view.rs`).
 
 use crate::expand::tests::{Pages, config};
 use crate::expand::{Expander, Expansion};
