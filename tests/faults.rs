@@ -23,16 +23,6 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Flips one bit of the byte in the middle of `path`; returns the original bytes.
-fn flip(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap();
-    let mut damaged = bytes.clone();
-    let at = damaged.len() / 2;
-    damaged[at] ^= 0x10;
-    std::fs::write(path, damaged).unwrap();
-    bytes
-}
-
 #[test]
 fn verify_finds_a_flipped_byte_in_every_file() {
     let tmp = tempdir();

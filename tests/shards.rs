@@ -212,3 +212,46 @@ fn shards_that_do_not_belong_together_are_refused() {
         &["is not a shard"],
     );
 }
+
+/// The files of `shard`'s full-text index ending in `.ext`, largest first.
+fn text_files(shard: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shard.join("text"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).unwrap().len()));
+    files
+}
+
+#[test]
+fn a_damaged_shard_text_index_is_refused_and_the_index_kept() {
+    let tmp = tempdir();
+    let t = tmp.path();
+    let parts = shards(&ltgwiki(), t, 2);
+    let target = t.join("merged");
+    ok(&mut merge_command(&parts, &target));
+    let search = || {
+        ok(wikiwit()
+            .args(["search", "Latvija", "--json", "--index"])
+            .arg(&target))
+    };
+    let before = search();
+    // A file the merge copies without reading it: checked against the shard's manifest.
+    let postings = &text_files(&parts[1], "idx")[0];
+    let good = flip(postings);
+    refused(
+        &mut merge_command(&parts, &target),
+        &[&postings.display().to_string(), "its shard's manifest says"],
+    );
+    assert_eq!(search(), before, "the merged index was changed");
+    std::fs::write(postings, good).unwrap();
+    // The fast fields, which the merge reads and rewrites: checked by the chunk table.
+    let fast = &text_files(&parts[0], "fast")[0];
+    flip(fast);
+    refused(
+        &mut merge_command(&parts, &target),
+        &[&fast.display().to_string(), "corrupt index data"],
+    );
+    assert_eq!(search(), before, "the merged index was changed");
+}

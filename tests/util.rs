@@ -238,3 +238,13 @@ pub fn decompress(src: &Path) -> Vec<u8> {
     std::io::copy(&mut bzip2::read::MultiBzDecoder::new(f), &mut out).expect("decode");
     out
 }
+
+/// Flips one bit of the byte in the middle of `path`; returns the original bytes.
+pub fn flip(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut damaged = bytes.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x10;
+    std::fs::write(path, damaged).unwrap();
+    bytes
+}

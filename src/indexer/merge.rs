@@ -142,19 +142,19 @@ fn merge_in_pool(
         }
     }
     let (parse, with_text) = (!first.options.pages_only, first.options.text);
-    let text_index = with_text
-        .then(|| crate::text::search::TextIndexWriter::create(&dir, 256))
-        .transpose()?;
-    let maker = text_index.as_ref().map(|w| w.doc_maker());
+    let text_crcs = if with_text {
+        let text = joined_text(&dir, shards)?;
+        clock.lap("join the full-text indexes");
+        text
+    } else {
+        BTreeMap::new()
+    };
     let expand = first.options.expand;
     let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, true, expand)?;
     let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
     progress.phase("merging shards", pages);
     let mut replay = Replay {
         sinks: &mut sinks,
-        text_index: text_index.as_ref(),
-        maker: maker.as_ref(),
-        codec: &codec,
         done: 0,
     };
     for (d, m) in shards {
@@ -173,8 +173,12 @@ fn merge_in_pool(
         parse,
     };
     let xml_bytes = shards.iter().map(|(_, m)| m.xml_bytes).sum();
-    let (counts, spills, text_crcs) =
-        super::write_phase(&env, sinks, text_index, xml_bytes, &mut clock, &mut files)?;
+    let (counts, spills, _) =
+        super::write_phase(&env, sinks, None, xml_bytes, &mut clock, &mut files)?;
+    if with_text {
+        let text = crate::text::search::DIR;
+        files.insert(text.to_string(), super::dir_size(&dir.join(text)));
+    }
     drop(spill);
     clock.lap("title map, redirects, link graph, stores");
     let built = Built {
@@ -195,19 +199,35 @@ fn merge_in_pool(
     super::publish(manifest, staging)
 }
 
+/// The shards' full-text indexes joined into `dir`'s (`text/join.rs`), each shard's page
+/// numbers moved by the pages of the shards before it; the CRC-32 of each file.
+fn joined_text(
+    dir: &Path,
+    shards: &[(PathBuf, ShardManifest)],
+) -> Result<BTreeMap<String, u32>, BuildError> {
+    let mut base = 0;
+    let mut parts = Vec::with_capacity(shards.len());
+    for (d, m) in shards {
+        parts.push(crate::text::join::Part {
+            dir: d,
+            base,
+            checksums: &m.checksums,
+        });
+        base += m.pages;
+    }
+    Ok(crate::text::join::join(dir, &parts)?)
+}
+
 /// Feeds the shards' pages to the build's sinks, in order.
 struct Replay<'a> {
     sinks: &'a mut Sinks,
-    text_index: Option<&'a crate::text::search::TextIndexWriter>,
-    maker: Option<&'a crate::text::search::DocMaker>,
-    codec: &'a TitleCodec,
     /// Pages replayed so far.
     done: u64,
 }
 
 impl Replay<'_> {
-    /// Replays one shard: its records decoded and their full-text documents made in
-    /// parallel a chunk at a time, consumed in order.
+    /// Replays one shard: its records decoded in parallel a chunk at a time, consumed in
+    /// order.
     fn shard(
         &mut self,
         dir: &Path,
@@ -240,12 +260,10 @@ impl Replay<'_> {
             }
             let outs = chunk
                 .into_par_iter()
-                .map(|p| p.into_out(self.maker, self.codec))
+                .map(ShardPage::into_out)
                 .collect::<Result<Vec<_>, _>>()?;
             for p in outs {
-                self.sinks
-                    .consume(p, self.text_index)
-                    .map_err(super::read_error)?;
+                self.sinks.consume(p, None).map_err(super::read_error)?;
                 self.done += 1;
             }
             progress.advance(self.done);

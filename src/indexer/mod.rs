@@ -728,11 +728,17 @@ fn build_in_pool(
         codec: &codec,
         lang: &site.lang,
         docs: None,
-        keep_text: with_text,
         parse,
         expand: lookup.as_ref().zip(expansion.as_ref().map(|e| &e.config)),
     };
     if let Some(plan) = part {
+        // A shard indexes its own pages' text, numbered from 0; the merge joins the
+        // shards' segments (`text/join.rs`).
+        let text_index = with_text
+            .then(|| crate::text::search::TextIndexWriter::create(&dir, TEXT_INDEX_MB))
+            .transpose()?;
+        let maker = text_index.as_ref().map(|w| w.doc_maker());
+        ctx.docs = maker.as_ref();
         let run = shard::Run {
             opts,
             threads,
@@ -743,7 +749,7 @@ fn build_in_pool(
                 .map(|e| (&e.info, e.build_date, e.sort_runs)),
             clock,
         };
-        let report = shard::write(run, plan, staging, files, progress, cancel)?;
+        let report = shard::write(run, plan, staging, (files, text_index), progress, cancel)?;
         drop(spill);
         return Ok(Output::Shard(report));
     }
@@ -756,7 +762,6 @@ fn build_in_pool(
     )?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
-    ctx.keep_text = false;
     let (sha, read) = read_pages(
         &dump,
         &ctx,
@@ -804,6 +809,9 @@ fn build_in_pool(
     Ok(Output::Index(report))
 }
 
+/// The full-text index writer's memory, in MB (its two indexing threads share it).
+const TEXT_INDEX_MB: usize = 256;
+
 /// What a one-machine build's main pass writes to: the full-text index (when text is
 /// built) and the sinks, which note the pages' entry points unless the first pass did
 /// (those, numbered in dump order as the main pass numbers pages, are written now) and
@@ -816,7 +824,7 @@ fn open_sinks(
     files: &mut BTreeMap<String, u64>,
 ) -> Result<(Option<crate::text::search::TextIndexWriter>, Sinks), BuildError> {
     let text_index = with_text
-        .then(|| crate::text::search::TextIndexWriter::create(dir, 256))
+        .then(|| crate::text::search::TextIndexWriter::create(dir, TEXT_INDEX_MB))
         .transpose()?;
     let noted = expansion.and_then(|e| e.articles.entry_points());
     if let Some(offsets) = noted {

@@ -26,20 +26,10 @@ pub(super) struct PageOut {
     /// The page's [`PageText`], encoded, and its full-text documents.
     pub(super) text: Vec<u8>,
     pub(super) docs: Vec<tantivy::TantivyDocument>,
-    /// What the full-text documents are made from, kept by a shard for its merge.
-    pub(super) doc: Option<DocSource>,
     /// Where a reader can start in the dump to reach this page.
     pub(super) entry: Option<(crate::dump::OffsetKind, u64)>,
     /// What each template and module the page's expansion called cost.
     pub(super) costs: Vec<CallCost>,
-}
-
-/// What a page's full-text documents are made from ([`crate::text::search::DocMaker`]):
-/// its section headings and its text (`None`: the title alone, as for a redirect).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(super) struct DocSource {
-    pub(super) headings: Vec<String>,
-    pub(super) text: Option<crate::text::PageText>,
 }
 
 /// What the workers need besides the page.
@@ -49,9 +39,6 @@ pub(super) struct Ctx<'a> {
     pub(super) lang: &'a str,
     /// The full-text index's document maker, when text is built.
     pub(super) docs: Option<&'a crate::text::search::DocMaker>,
-    /// Text is built but its documents are left to the merge (`build --shard`): the
-    /// page keeps their [`DocSource`].
-    pub(super) keep_text: bool,
     /// Parse wikitext (false for `--pages-only`).
     pub(super) parse: bool,
     /// Template sources and the wiki's configuration, when pages are expanded.
@@ -76,7 +63,7 @@ pub(super) fn to_page(
     let target = redirect_target(&raw, ctx, &mut warnings);
     let (structure, text, costs) =
         analyzed(&raw, (&title, timestamp), ctx, expander, &mut warnings);
-    let (text_bytes, docs, doc) = text_out(&title, target.is_some(), text, &structure, ctx)
+    let (text_bytes, docs) = text_out(&title, target.is_some(), text, &structure, ctx)
         .map_err(|e| bad(e.to_string()))?;
     for w in &structure.warnings {
         warnings.push(page_warning(&raw, "parse", w.clone()));
@@ -108,17 +95,15 @@ pub(super) fn to_page(
         categories,
         text: text_bytes,
         docs,
-        doc,
         entry: loc.entry_point(),
         costs,
     })
 }
 
-/// A page's stored text (encoded), its full-text documents, and what they are made from.
-type TextOut = (Vec<u8>, Vec<tantivy::TantivyDocument>, Option<DocSource>);
+/// A page's stored text (encoded) and its full-text documents.
+type TextOut = (Vec<u8>, Vec<tantivy::TantivyDocument>);
 
-/// The page's stored text, encoded, and its full-text documents, when text is built: the
-/// documents now, or (for a shard) what the merge makes them from.
+/// The page's stored text, encoded, and its full-text documents, when text is built.
 fn text_out(
     title: &Title,
     redirect: bool,
@@ -126,9 +111,9 @@ fn text_out(
     structure: &PageStructure,
     ctx: &Ctx<'_>,
 ) -> Result<TextOut, index::IndexError> {
-    if ctx.docs.is_none() && !ctx.keep_text {
-        return Ok((Vec::new(), Vec::new(), None));
-    }
+    let Some(maker) = ctx.docs else {
+        return Ok((Vec::new(), Vec::new()));
+    };
     let headings: Vec<String> = structure
         .sections
         .iter()
@@ -141,15 +126,9 @@ fn text_out(
     let bytes = index::encode(&stored)?;
     // A redirect's only document is its title.
     let text = text.map(Assembled::into_text).filter(|_| !redirect);
-    let docs = match ctx.docs {
-        Some(maker) => {
-            let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
-            maker.docs(&display, &headings, text.as_ref())
-        }
-        None => Vec::new(),
-    };
-    let doc = ctx.keep_text.then_some(DocSource { headings, text });
-    Ok((bytes, docs, doc))
+    let display = ctx.codec.prefixed_text(title.ns, &title.dbkey);
+    let docs = maker.docs(&display, &headings, text.as_ref());
+    Ok((bytes, docs))
 }
 
 /// A warning about the page being read.
@@ -252,10 +231,7 @@ fn analyzed(
     warnings: &mut Vec<Warning>,
 ) -> (PageStructure, Option<Assembled>, Vec<CallCost>) {
     let (codec, lang) = (ctx.codec, ctx.lang);
-    match (
-        raw.model == "wikitext" && ctx.parse,
-        ctx.docs.is_some() || ctx.keep_text,
-    ) {
+    match (raw.model == "wikitext" && ctx.parse, ctx.docs.is_some()) {
         (true, with_text) if expander.is_some() => {
             let ex = expander.expect("checked by the guard");
             ex.set_revision(Some(crate::expand::PageRevision {

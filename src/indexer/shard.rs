@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::page::{DocSource, PageOut};
+use super::page::PageOut;
 use super::redirects::Target;
 use super::{BuildError, Warning};
 use crate::dump::OffsetKind;
@@ -22,8 +22,9 @@ use crate::title::Title;
 
 use crate::index::manifest::SHARD_FORMAT_NAME as FORMAT_NAME;
 /// The shard layout's version; its records also carry the index format's encodings, so
-/// a merge requires both versions to be its own.
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// a merge requires both versions to be its own. (3: the shard's own full-text index in
+/// `text/`, where version 2 kept each page's documents' source for the merge to index.)
+pub(crate) const FORMAT_VERSION: u32 = 3;
 /// The shard's page records, in dump order.
 pub(crate) const PAGES_FILE: &str = "shard-pages.rec";
 /// Files of the first pass that every shard writes alike and the merged index keeps.
@@ -63,8 +64,8 @@ impl std::fmt::Display for Shard {
 }
 
 /// One page as a shard keeps it: what the reading phase hands the one-machine build's
-/// consumer ([`PageOut`]), with the full-text documents' source instead of the
-/// documents.
+/// consumer ([`PageOut`]) but the full-text documents, which the shard's own text index
+/// holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct ShardPage {
     rec: PageRecord,
@@ -74,7 +75,6 @@ pub(super) struct ShardPage {
     link_keys: Vec<Vec<u8>>,
     categories: Vec<String>,
     text: Vec<u8>,
-    doc: Option<DocSource>,
     /// The page's entry point into the dump: its [`OffsetKind`] code and offset.
     entry: Option<(u8, u64)>,
     /// What its expansion's calls cost, without the times (which would make the shard's
@@ -92,7 +92,6 @@ impl From<PageOut> for ShardPage {
             link_keys: p.link_keys,
             categories: p.categories,
             text: p.text,
-            doc: p.doc,
             entry: p.entry.map(|(kind, offset)| (kind as u8, offset)),
             costs: p
                 .costs
@@ -104,20 +103,9 @@ impl From<PageOut> for ShardPage {
 }
 
 impl ShardPage {
-    /// The page as the build's consumer takes it, its full-text documents made by
-    /// `maker` as the build's workers make them.
-    pub(super) fn into_out(
-        self,
-        maker: Option<&crate::text::search::DocMaker>,
-        codec: &crate::title::TitleCodec,
-    ) -> Result<PageOut, IndexError> {
-        let docs = match (maker, &self.doc) {
-            (Some(m), Some(d)) => {
-                let display = codec.prefixed_text(self.rec.ns, &self.rec.dbkey);
-                m.docs(&display, &d.headings, d.text.as_ref())
-            }
-            _ => Vec::new(),
-        };
+    /// The page as the build's consumer takes it (without documents: the merge joins the
+    /// shards' text indexes instead).
+    pub(super) fn into_out(self) -> Result<PageOut, IndexError> {
         let entry = match self.entry {
             None => None,
             Some((1, o)) => Some((OffsetKind::Xml, o)),
@@ -137,8 +125,7 @@ impl ShardPage {
             link_keys: self.link_keys,
             categories: self.categories,
             text: self.text,
-            docs,
-            doc: None,
+            docs: Vec::new(),
             entry,
             costs: self.costs,
         })
@@ -297,12 +284,17 @@ pub(super) struct Run<'a> {
 }
 
 /// Reads the shard's pages into `shard-pages.rec` in the staging directory (beside the
-/// first pass's files, `files`), writes its manifest and publishes it.
+/// first pass's files, `files`) and their full-text documents into `text_index` (when
+/// text is built: the shard's pages numbered from 0), writes its manifest and publishes
+/// it.
 pub(super) fn write(
     run: Run<'_>,
     plan: Plan,
     staging: index::Staging,
-    mut files: BTreeMap<String, u64>,
+    (mut files, text_index): (
+        BTreeMap<String, u64>,
+        Option<crate::text::search::TextIndexWriter>,
+    ),
     progress: &dyn super::Progress,
     cancel: &std::sync::atomic::AtomicBool,
 ) -> Result<ShardReport, BuildError> {
@@ -311,19 +303,26 @@ pub(super) fn write(
         index::StoreWriter::<ShardPage>::create(&dir.join(PAGES_FILE), index::kinds::SHARD_PAGES)?;
     let consumer = |e: IndexError| crate::dump::DumpError::Consumer(Box::new(e));
     let mut costs = run.expansion.map(|_| super::costs::CostTotals::default());
+    let (mut page, with_text) = (0u32, text_index.is_some());
     let (sha, read) = super::read_pages(
         run.dump,
         run.ctx,
         Some(&plan.streams),
-        |p| {
+        |mut p| {
             let timed = p.costs.clone();
+            let docs = std::mem::take(&mut p.docs);
             let bytes = index::encode(&ShardPage::from(p)).map_err(consumer)?;
-            Ok::<_, crate::dump::DumpError>((bytes, timed))
+            Ok::<_, crate::dump::DumpError>((bytes, timed, docs))
         },
-        |(bytes, timed): (Vec<u8>, Vec<CallCost>)| {
+        |(bytes, timed, docs): (Vec<u8>, Vec<CallCost>, Vec<tantivy::TantivyDocument>)| {
             if let Some(c) = costs.as_mut() {
                 c.add_page(&timed);
             }
+            if let Some(ti) = text_index.as_ref() {
+                ti.add_docs(page, docs)
+                    .map_err(|e| crate::dump::DumpError::Consumer(Box::new(e)))?;
+            }
+            page += 1;
             w.push_encoded(&bytes).map_err(consumer)
         },
         progress,
@@ -334,6 +333,13 @@ pub(super) fn write(
     let mut checksums = BTreeMap::new();
     for name in files.keys() {
         checksums.insert(name.clone(), index::manifest::file_crc32(&dir.join(name))?);
+    }
+    if let Some(ti) = text_index {
+        for (name, crc) in ti.finish()? {
+            checksums.insert(name, format!("{crc:08x}"));
+        }
+        let text = crate::text::search::DIR;
+        files.insert(text.to_string(), super::dir_size(&dir.join(text)));
     }
     let opts = run.opts;
     let messages = match &opts.messages {
@@ -353,7 +359,7 @@ pub(super) fn write(
         site: run.dump.siteinfo().clone(),
         options: ShardOptions {
             interwiki: run.ctx.codec.profile().as_str().to_string(),
-            text: run.ctx.keep_text,
+            text: with_text,
             pages_only: opts.pages_only,
             expand: run.expansion.is_some(),
             build_date: run.expansion.map(|e| e.1),

@@ -9,6 +9,7 @@
 
 pub(crate) mod checked;
 pub mod evidence;
+pub(crate) mod join;
 pub(crate) mod quantities;
 pub(crate) mod quote;
 mod residue;

@@ -42,9 +42,15 @@ pub enum SearchError {
         path: std::path::PathBuf,
         comment: String,
     },
+    /// The merge could not join a shard's index (`join.rs`): where, and why.
+    #[error("{}: {message}", path.display())]
+    Join {
+        path: std::path::PathBuf,
+        message: String,
+    },
 }
 
-fn err(what: &'static str) -> impl FnOnce(tantivy::TantivyError) -> SearchError {
+pub(super) fn err(what: &'static str) -> impl FnOnce(tantivy::TantivyError) -> SearchError {
     move |source| SearchError::Tantivy { what, source }
 }
 
@@ -60,7 +66,7 @@ impl From<super::checked::Damage> for SearchError {
 impl SearchError {
     /// This error, or the damage behind it when a chunk check failed: tantivy reports a
     /// failed read as an opaque I/O error several layers up.
-    fn or_damage(self, damage: &super::checked::DamageLog) -> SearchError {
+    pub(super) fn or_damage(self, damage: &super::checked::DamageLog) -> SearchError {
         match (self, damage.first()) {
             (SearchError::Tantivy { .. }, Some(d)) => d.into(),
             (other, _) => other,
@@ -70,7 +76,7 @@ impl SearchError {
 
 /// The schema's fields.
 #[derive(Clone, Copy)]
-struct Fields {
+pub(super) struct Fields {
     page: Field,
     section: Field,
     title: Field,
@@ -121,6 +127,33 @@ fn schema() -> (Schema, Fields) {
             body,
         },
     )
+}
+
+/// An empty text index in `dir/text` (returned too), with the schema and settings every
+/// build uses: the merge of shards creates its index here, so that the segments it joins
+/// fit it.
+pub(super) fn create_index(dir: &Path) -> Result<(Index, Fields, std::path::PathBuf), SearchError> {
+    let path = dir.join(DIR);
+    std::fs::create_dir_all(&path).map_err(|e| SearchError::Tantivy {
+        what: "creating the directory",
+        source: tantivy::TantivyError::from(
+            tantivy::directory::error::OpenDirectoryError::wrap_io_error(e, path.clone()),
+        ),
+    })?;
+    let (schema, fields) = schema();
+    let settings = tantivy::IndexSettings {
+        // Nothing is stored, but tantivy writes an (empty) stored document per
+        // document: compressed, that file shrinks from 1 MB to a few KB on the
+        // OTT-QA dump.
+        docstore_compression: tantivy::store::Compressor::Lz4,
+        ..Default::default()
+    };
+    let index = Index::builder()
+        .schema(schema)
+        .settings(settings)
+        .create_in_dir(&path)
+        .map_err(err("creating"))?;
+    Ok((index, fields, path))
 }
 
 /// Builds the text index while pages stream in.
@@ -182,26 +215,7 @@ impl DocMaker {
 impl TextIndexWriter {
     /// Creates the index in `dir/text`.
     pub fn create(dir: &Path, memory_mb: usize) -> Result<TextIndexWriter, SearchError> {
-        let path = dir.join(DIR);
-        std::fs::create_dir_all(&path).map_err(|e| SearchError::Tantivy {
-            what: "creating the directory",
-            source: tantivy::TantivyError::from(
-                tantivy::directory::error::OpenDirectoryError::wrap_io_error(e, path.clone()),
-            ),
-        })?;
-        let (schema, fields) = schema();
-        let settings = tantivy::IndexSettings {
-            // Nothing is stored, but tantivy writes an (empty) stored document per
-            // document: compressed, that file shrinks from 1 MB to a few KB on the
-            // OTT-QA dump.
-            docstore_compression: tantivy::store::Compressor::Lz4,
-            ..Default::default()
-        };
-        let index = Index::builder()
-            .schema(schema)
-            .settings(settings)
-            .create_in_dir(&path)
-            .map_err(err("creating"))?;
+        let (index, fields, path) = create_index(dir)?;
         register_tokenizer(&index);
         let writer: IndexWriter = index
             .writer_with_num_threads(2, memory_mb.max(40) << 20)
@@ -258,7 +272,7 @@ impl TextIndexWriter {
 }
 
 /// A segment's page and section columns: what a hit is reported as and ties are broken by.
-fn key_columns(
+pub(super) fn key_columns(
     seg: &SegmentReader,
 ) -> Result<
     (
