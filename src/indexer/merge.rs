@@ -176,8 +176,7 @@ fn merge_in_pool(
     let (counts, spills, _) =
         super::write_phase(&env, sinks, None, xml_bytes, &mut clock, &mut files)?;
     if with_text {
-        let text = crate::text::search::DIR;
-        files.insert(text.to_string(), super::dir_size(&dir.join(text)));
+        super::record_text_dir(&dir, &mut files);
     }
     drop(spill);
     clock.lap("title map, redirects, link graph, stores");

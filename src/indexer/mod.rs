@@ -22,7 +22,7 @@ mod sources;
 mod title_keys;
 mod write;
 
-use write::{TextCrcs, WriteEnv, dir_size, write_phase};
+use write::{TextCrcs, WriteEnv, record_text_dir, write_phase};
 
 pub use costs::{CostReport, MeasuredRow};
 pub use merge::{MergeOptions, merge};

@@ -338,8 +338,7 @@ pub(super) fn write(
         for (name, crc) in ti.finish()? {
             checksums.insert(name, format!("{crc:08x}"));
         }
-        let text = crate::text::search::DIR;
-        files.insert(text.to_string(), super::dir_size(&dir.join(text)));
+        super::record_text_dir(&dir, &mut files);
     }
     let opts = run.opts;
     let messages = match &opts.messages {

@@ -171,10 +171,7 @@ fn close_outputs(
         text_crcs = joined.map_err(|_| DumpError::Internal {
             message: "the full-text index thread panicked".into(),
         })??;
-        files.insert(
-            crate::text::search::DIR.to_string(),
-            dir_size(&dir.join(crate::text::search::DIR)),
-        );
+        record_text_dir(dir, files);
     }
     if let Some(size) = offsets.map(|o| o.finish(dir)).transpose()?.flatten() {
         files.insert(index::files::DUMP_OFFSETS.to_string(), size);
@@ -260,8 +257,15 @@ pub(super) fn write_phase(
     Ok((counts, spills, text_crcs))
 }
 
+/// Records the full-text index among `files` (of the index or shard in `dir`) by its
+/// files' total size, once it is complete.
+pub(super) fn record_text_dir(dir: &Path, files: &mut BTreeMap<String, u64>) {
+    let text = crate::text::search::DIR;
+    files.insert(text.to_string(), dir_size(&dir.join(text)));
+}
+
 /// Total size of the files in `dir` (the text index's tantivy directory).
-pub(super) fn dir_size(dir: &Path) -> u64 {
+fn dir_size(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries

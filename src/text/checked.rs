@@ -42,8 +42,12 @@ fn invalid(message: String) -> io::Error {
 }
 
 /// The chunk checksums of the file at `path` and the CRC-32 of the whole file (which
-/// the manifest keeps for `info --verify`), read in one streaming pass.
-fn file_chunks(path: &Path) -> io::Result<(FileChunks, u32)> {
+/// the manifest keeps for `info --verify`), read in one streaming pass; each block read
+/// is handed to `sink` too (a copy's writer).
+fn file_chunks(
+    path: &Path,
+    mut sink: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<(FileChunks, u32)> {
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let (mut len, mut chunks) = (0u64, ChunkHasher::default());
@@ -58,6 +62,7 @@ fn file_chunks(path: &Path) -> io::Result<(FileChunks, u32)> {
         len += n as u64;
         chunks.update(&buf[..n]);
         whole.update(&buf[..n]);
+        sink(&buf[..n])?;
     }
     let chunks = FileChunks {
         len,
@@ -66,11 +71,51 @@ fn file_chunks(path: &Path) -> io::Result<(FileChunks, u32)> {
     Ok((chunks, whole.finalize()))
 }
 
+/// Files copied into a text index directory with their checksums taken on the way
+/// ([`Copied::copy`]), so that [`write_with`] need not read them again.
+#[derive(Default)]
+pub(crate) struct Copied(BTreeMap<String, (FileChunks, u32)>);
+
+/// Where a copy failed: the file read or the file written.
+pub(crate) enum CopyError {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+impl Copied {
+    /// Copies `from` to `dir/name` (synced) and returns the CRC-32 of its bytes.
+    pub(crate) fn copy(&mut self, from: &Path, dir: &Path, name: &str) -> Result<u32, CopyError> {
+        use std::io::Write;
+        let mut out = std::fs::File::create(dir.join(name)).map_err(CopyError::Write)?;
+        let mut write_failed = None;
+        let read = file_chunks(from, |bytes| {
+            out.write_all(bytes).map_err(|e| {
+                let kind = e.kind();
+                write_failed = Some(e);
+                io::Error::from(kind)
+            })
+        });
+        if let Some(e) = write_failed {
+            return Err(CopyError::Write(e));
+        }
+        let (chunks, whole) = read.map_err(CopyError::Read)?;
+        out.sync_all().map_err(CopyError::Write)?;
+        self.0.insert(name.to_string(), (chunks, whole));
+        Ok(whole)
+    }
+}
+
 /// Writes [`FILE`] for the files now in `dir` (tantivy's lock files aside: they come and
 /// go with readers). Called once the index is committed and its writer gone, so no
 /// file changes afterwards. Returns the CRC-32 of every file of the directory, [`FILE`]
 /// included, by name: the manifest's checksums, without reading the files again.
 pub(crate) fn write(dir: &Path) -> io::Result<BTreeMap<String, u32>> {
+    write_with(dir, Copied::default())
+}
+
+/// [`write`], taking the checksums of the files `copied` holds from it rather than
+/// reading those files again.
+pub(crate) fn write_with(dir: &Path, mut copied: Copied) -> io::Result<BTreeMap<String, u32>> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -87,7 +132,10 @@ pub(crate) fn write(dir: &Path) -> io::Result<BTreeMap<String, u32>> {
     out.extend_from_slice(&(names.len() as u32).to_le_bytes());
     let mut wholes = BTreeMap::new();
     for name in &names {
-        let (chunks, whole) = file_chunks(&dir.join(name))?;
+        let (chunks, whole) = match copied.0.remove(name) {
+            Some(known) => known,
+            None => file_chunks(&dir.join(name), |_| Ok(()))?,
+        };
         wholes.insert(name.clone(), whole);
         let name_len = u16::try_from(name.len())
             .map_err(|_| invalid(format!("{name}: file name too long")))?;

@@ -8,7 +8,6 @@
 //! over the whole index (`search.rs`), and hits are ordered on (score, page, section).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use tantivy::directory::{Directory, TerminatingWrite};
@@ -18,7 +17,7 @@ use tantivy::schema::{Field, Schema};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{Index, IndexMeta, SegmentMeta, SegmentReader, TantivyDocument};
 
-use super::checked::CheckedDirectory;
+use super::checked::{CheckedDirectory, Copied, CopyError};
 use super::search::{self, SearchError, err};
 
 /// One shard's full-text index.
@@ -47,6 +46,7 @@ pub(crate) fn join(dir: &Path, parts: &[Part<'_>]) -> Result<BTreeMap<String, u3
     let schema = out.schema();
     let fields = (key_field(&schema, "page")?, key_field(&schema, "section")?);
     let (mut segments, mut seen, mut opstamp) = (Vec::new(), BTreeSet::new(), 0);
+    let mut copied = Copied::default();
     for part in parts {
         let from = part.dir.join(search::DIR);
         let directory = CheckedDirectory::open(&from)?;
@@ -80,7 +80,7 @@ pub(crate) fn join(dir: &Path, parts: &[Part<'_>]) -> Result<BTreeMap<String, u3
                     ),
                 ));
             }
-            copy_files(&from, &path, id, part.checksums)?;
+            copy_files(&from, &path, id, part.checksums, &mut copied)?;
             let joined = out.new_segment_meta(id, meta.max_doc());
             let rewrite = || {
                 shifted_fast_fields(
@@ -107,7 +107,7 @@ pub(crate) fn join(dir: &Path, parts: &[Part<'_>]) -> Result<BTreeMap<String, u3
         .atomic_write(Path::new("meta.json"), &meta_json)
         .map_err(|e| join_error(&path.join("meta.json"), e.to_string()))?;
     drop(out);
-    let crcs = super::checked::write(&path)
+    let crcs = super::checked::write_with(&path, copied)
         .map_err(|e| join_error(&path, format!("writing the chunk table: {e}")))?;
     Ok(crcs
         .into_iter()
@@ -120,12 +120,14 @@ fn key_field(schema: &Schema, name: &str) -> Result<Field, SearchError> {
 }
 
 /// Copies segment `id`'s files from `from` to `to`, all but its fast fields, each checked
-/// against the CRC-32 its shard's manifest records as it is copied.
+/// against the CRC-32 its shard's manifest records as it is copied (and its chunk
+/// checksums kept in `copied` for the joined directory's table).
 fn copy_files(
     from: &Path,
     to: &Path,
     id: SegmentId,
     checksums: &BTreeMap<String, String>,
+    copied: &mut Copied,
 ) -> Result<(), SearchError> {
     let prefix = format!("{}.", id.uuid_string());
     let fast = format!("{prefix}{}", SegmentComponent::FastFields);
@@ -150,7 +152,10 @@ fn copy_files(
                     "not among the files of its shard's manifest".into(),
                 )
             })?;
-        let crc = copy_with_crc(&source, &to.join(&name))?;
+        let crc = copied.copy(&source, to, &name).map_err(|e| match e {
+            CopyError::Read(e) => join_error(&source, e.to_string()),
+            CopyError::Write(e) => join_error(&to.join(&name), e.to_string()),
+        })?;
         if format!("{crc:08x}") != *expected {
             return Err(SearchError::Damaged {
                 path: source,
@@ -159,30 +164,6 @@ fn copy_files(
         }
     }
     Ok(())
-}
-
-/// Copies `from` to `to` (synced) and returns the CRC-32 of the bytes copied.
-fn copy_with_crc(from: &Path, to: &Path) -> Result<u32, SearchError> {
-    let mut input = std::fs::File::open(from).map_err(|e| join_error(from, e.to_string()))?;
-    let mut output = std::fs::File::create(to).map_err(|e| join_error(to, e.to_string()))?;
-    let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(join_error(from, e.to_string())),
-        };
-        crc.update(&buf[..n]);
-        output
-            .write_all(&buf[..n])
-            .map_err(|e| join_error(to, e.to_string()))?;
-    }
-    output
-        .sync_all()
-        .map_err(|e| join_error(to, e.to_string()))?;
-    Ok(crc.finalize())
 }
 
 /// Writes segment `joined`'s fast fields in `out`: those of `meta` in `index` with every
