@@ -4,6 +4,7 @@ in Spark's local mode, on staged rows generated from the real tables of an index
 
     $(tools/python-env) -m pip install './python[spark]'
     $(tools/python-env) tools/bench-spark.py [--index IX] [--rows N] [--master local[2]] [--bin DIR]
+    $(tools/python-env) tools/bench-spark.py --build SHARDS [--master local[2]] [--threads T] [--bin DIR]
 
 Steps (docs/python.md, "Spark bench"):
  1. `cargo build --release`; the index of ../shared/data/ottqa-wiki-183k is built into a
@@ -16,7 +17,14 @@ Steps (docs/python.md, "Spark bench"):
     different inputs) and rows/s, wall and CPU seconds of both are printed, with the
     load average (on a shared machine wall time also measures the neighbours).
 
-Exit code 1 when the findings differ, 2 on bad input.
+With `--build SHARDS` it measures the build instead (docs/scale.md, "Shards and merge"):
+`wikiwit build -j THREADS` of ottqa-wiki-183k with its multistream index on one machine
+against `wikiwit.spark.build(…, shards=SHARDS)` in MASTER (the shards as Spark tasks,
+the merge on the driver), wall and CPU seconds of both, and requires every data file of
+the two indexes to be equal (all but `manifest.json` and the full-text index's files,
+whose segment names differ; `tests/shards.rs` compares their search answers).
+
+Exit code 1 when the findings (or the built indexes) differ, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -146,6 +154,55 @@ def on_spark(ix, contract, rows, out, master, memory) -> tuple[Counter, float, f
     return found, wall, cpu, parts
 
 
+def differing_files(a: Path, b: Path) -> list[str]:
+    """Data files that differ between two index directories, or that only one has."""
+    def files(root: Path) -> dict[str, Path]:
+        return {
+            str(f.relative_to(root)): f
+            for f in root.rglob("*")
+            if f.is_file() and f.name != "manifest.json" and f.relative_to(root).parts[0] != "text"
+        }
+    fa, fb = files(a), files(b)
+    return sorted(n for n in fa.keys() | fb.keys() if n not in fa or n not in fb or fa[n].read_bytes() != fb[n].read_bytes())
+
+
+def build_bench(bin_dir: Path, shared: Path, out: Path, shards: int, threads: int, master: str, memory: str) -> int:
+    from wikiwit import spark as wspark
+
+    dump = shared / "ottqa-wiki-183k-multistream.xml.bz2"
+    idx = shared / "ottqa-wiki-183k-multistream-index.txt.bz2"
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    one = out / "one"
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    subprocess.run(
+        [bin_dir / "wikiwit", "build", dump, "--multistream-index", idx, "--index", one, "-j", str(threads), "-q"],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+    w1, c1 = time.perf_counter() - t0, children_cpu() - cpu0
+    print(f"wikiwit build -j {threads}: {w1:.1f} s wall, CPU {c1:.1f} s")
+    session = spark_session(master, memory)
+    merged = out / "spark"
+    try:
+        own0 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu0, t0 = tree_cpu(os.getpid()), time.perf_counter()
+        wspark.build(dump, idx, merged, shards=shards, spark=session)
+        w2 = time.perf_counter() - t0
+        own1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = tree_cpu(os.getpid()) - cpu0
+        merge_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+    finally:
+        session.stop()
+    print(f"wikiwit.spark.build {master}, {shards} shards: {w2:.1f} s wall, CPU {cpu:.1f} s in the JVM and "
+          f"its Python workers (the shards) + {merge_cpu:.1f} s in the driver (the merge)")
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    diff = differing_files(one, merged)
+    if diff:
+        print(f"INDEXES DIFFER: {', '.join(diff[:10])}", file=sys.stderr)
+        return 1
+    print("indexes equal file by file (but manifest.json and text/): yes")
+    return 0
+
+
 def main() -> int:
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("--index", type=Path, help="an index of the ottqa-wiki-183k dump (built if absent)")
@@ -155,11 +212,17 @@ def main() -> int:
     a.add_argument("--threads", type=int, default=2)
     a.add_argument("--master", default="local[2]")
     a.add_argument("--memory", default="6g", help="spark.driver.memory (local mode: driver and executor)")
+    a.add_argument("--build", type=int, metavar="SHARDS", help="measure the build on Spark instead of the audit")
     args = a.parse_args()
     shared = Path(os.environ.get("WIKIWIT_SHARED", REPO.parent / "shared")) / "data"
     bin_dir = args.bin or cargo_bin()
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
         out = Path(tmp)
+        if args.build is not None:
+            if args.build < 1:
+                print("bench-spark: --build needs at least 1 shard", file=sys.stderr)
+                return 2
+            return build_bench(bin_dir, shared, out, args.build, args.threads, args.master, args.memory)
         ix = args.index
         if ix is None:
             ix = out / "ix"
