@@ -185,8 +185,9 @@ do
 			and not find(p, '%%[bf%d]')
 	end
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
-	-- backtracking will cost (charged before C runs it: `iface.patternCost`).
-	local function check(s, p, plain, what, init, n)
+	-- backtracking will cost (charged before C runs it: `iface.patternCost`); `costly`:
+	-- the caller found the call not `free` already.
+	local function check(s, p, plain, what, init, n, costly)
 		if type(p) == 'string' and #p > MAX_ITEMS and not plain then
 			local _, items = gsub(p, '[%?%*%+%-%(]', '')
 			if items > MAX_ITEMS then
@@ -196,19 +197,20 @@ do
 		if type(s) == 'string' and #s > FREE_BYTES then
 			charge(#s / 16)
 		end
-		if type(s) == 'string' and type(p) == 'string' and not plain and not free(s, p) then
+		if type(s) == 'string' and type(p) == 'string' and not plain
+			and (costly or not free(s, p)) then
 			patternCost(s, p, what, tonumber(init), tonumber(n))
 		end
 	end
 	function string.find(s, p, init, plain)
 		if not free(s, p, plain) then
-			check(s, p, plain, 'find', init)
+			check(s, p, plain, 'find', init, nil, true)
 		end
 		return find(s, p, init, plain)
 	end
 	function string.match(s, p, init)
 		if not free(s, p) then
-			check(s, p, false, 'find', init)
+			check(s, p, false, 'find', init, nil, true)
 		end
 		return match(s, p, init)
 	end
@@ -218,7 +220,7 @@ do
 	end
 	function string.gsub(s, p, r, n)
 		if not free(s, p) then
-			check(s, p, false, 'gsub', nil, n)
+			check(s, p, false, 'gsub', nil, n, true)
 		end
 		return gsub(s, p, r, n)
 	end
