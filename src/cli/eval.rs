@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use wikiwit::eval::folds::{FoldReport, cross_validate};
 use wikiwit::eval::misses::{MissReport, misses};
 use wikiwit::eval::{Config, EvalReport, PlannerSettings, evaluate, read_instances};
-use wikiwit::frontier::Rules;
 
 use super::{IndexArg, Outcome};
 
@@ -30,22 +29,8 @@ pub struct FrontierArgs {
     /// with the second (paired bootstrap CI of the F1 difference, sign test).
     #[arg(long, value_delimiter = ',', default_values_t = ["planner".to_string()])]
     config: Vec<String>,
-    /// The planner's page limit.
-    #[arg(long, default_value_t = 10)]
-    limit: usize,
-    /// The planner's row ratio (see `wikiwit frontier --row-ratio`).
-    #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
-    row_ratio: f64,
-    /// The planner's page weight (see `wikiwit frontier --page-weight`).
-    #[arg(long, default_value_t = wikiwit::frontier::planner::PAGE_WEIGHT)]
-    page_weight: f64,
-    /// Propose pages even when the question asks for a column of the row it picks.
-    #[arg(long)]
-    no_answer_in_row: bool,
-    /// Keep a row's page even when the question names it by its title (by default it
-    /// only identifies the row, and another page of the row is taken).
-    #[arg(long)]
-    keep_named_pages: bool,
+    #[command(flatten)]
+    planner: super::frontier::PlannerArgs,
     /// Print every instance's score in the table output.
     #[arg(long)]
     per_instance: bool,
@@ -77,13 +62,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let instances = read_instances(&a.instances)?;
     let index = a.index.open()?;
     let settings = PlannerSettings {
-        limit: a.limit,
-        row_ratio: a.row_ratio,
-        page_weight: a.page_weight,
-        rules: Rules {
-            answer_in_row: !a.no_answer_in_row,
-            named_page_identifies: !a.keep_named_pages,
-        },
+        limit: a.planner.limit,
+        row_ratio: a.planner.row_ratio,
+        page_weight: a.planner.page_weight,
+        rules: a.planner.rules(),
     };
     let mut out = std::io::stdout().lock();
     if let Some(k) = a.folds {

@@ -37,15 +37,29 @@ pub struct Args {
     /// redirect, entity-page, count.
     #[arg(long, value_delimiter = ',')]
     ops: Vec<String>,
+    #[command(flatten)]
+    planner: PlannerArgs,
+    /// Rejected candidates shown in text output (JSON has all).
+    #[arg(long, default_value_t = 10)]
+    show_rejected: usize,
+    #[command(flatten)]
+    index: IndexArg,
+    #[command(flatten)]
+    out: super::JsonArg,
+}
+
+/// The planner's settings, shared by `frontier` and `eval frontier`.
+#[derive(Debug, clap::Args)]
+pub struct PlannerArgs {
     /// At most this many pages in the frontier.
     #[arg(long, default_value_t = 10)]
-    limit: usize,
+    pub limit: usize,
     /// Keep rows scoring at least this fraction of the best row.
     #[arg(long, default_value_t = wikiwit::frontier::planner::ROW_RATIO)]
-    row_ratio: f64,
+    pub row_ratio: f64,
     /// Weight of a row's best page's score in the row's score (its own text counts 1).
     #[arg(long, default_value_t = wikiwit::frontier::planner::PAGE_WEIGHT)]
-    page_weight: f64,
+    pub page_weight: f64,
     /// Propose pages even when the question asks for a column of the row it picks (the
     /// row then already holds the answer and the frontier is empty).
     #[arg(long)]
@@ -54,13 +68,16 @@ pub struct Args {
     /// only identifies the row, and another page of the row is taken).
     #[arg(long)]
     keep_named_pages: bool,
-    /// Rejected candidates shown in text output (JSON has all).
-    #[arg(long, default_value_t = 10)]
-    show_rejected: usize,
-    #[command(flatten)]
-    index: IndexArg,
-    #[command(flatten)]
-    out: super::JsonArg,
+}
+
+impl PlannerArgs {
+    /// The rules on by default; each flag turns one off.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            answer_in_row: !self.no_answer_in_row,
+            named_page_identifies: !self.keep_named_pages,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -88,13 +105,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         query,
         table: args.table,
         ops,
-        limit: args.limit,
-        row_ratio: args.row_ratio,
-        page_weight: args.page_weight,
-        rules: Rules {
-            answer_in_row: !args.no_answer_in_row,
-            named_page_identifies: !args.keep_named_pages,
-        },
+        limit: args.planner.limit,
+        row_ratio: args.planner.row_ratio,
+        page_weight: args.planner.page_weight,
+        rules: args.planner.rules(),
     };
     let f = match plan(&index, &opts) {
         Ok(f) => f,
@@ -126,7 +140,7 @@ fn run_operators(index: &Index, args: &Args, ops: &[Op]) -> anyhow::Result<Outco
             Op::Outlinks => operators::outlinks(index, &args.seed),
             Op::SeedTable => operators::seed_table(index, &args.seed, args.table, args.column),
             Op::SeedList => operators::seed_list(index, &args.seed),
-            Op::SiblingList => operators::sibling_list(index, &args.seed, args.limit),
+            Op::SiblingList => operators::sibling_list(index, &args.seed, args.planner.limit),
             Op::Redirect => operators::redirect(index, &args.keys),
             Op::EntityPage => operators::entity_page(index, &args.keys, Some(&args.seed)),
             Op::Category => match &args.category {
