@@ -42,6 +42,7 @@ mod language_data;
 mod message;
 mod mw;
 mod pattern;
+mod pattern_calls;
 mod pattern_cost;
 mod sandbox;
 mod shared_data;
@@ -140,6 +141,7 @@ impl PageLua {
         lua.set_app_data(budget.clone());
         let iface = lua.create_table()?;
         sandbox::register(&lua, &iface, &budget, &config.limits)?;
+        pattern_calls::register(&lua, &iface)?;
         ustring::register(&lua, &iface)?;
         text::register(&lua, &iface)?;
         hash::register(&lua, &iface)?;

@@ -173,25 +173,23 @@ do
 	-- Whether a call of string `s` and pattern `p` is surely free (its premise is tested
 	-- in `pattern_cost.rs`): no repetition, `%b`, `%f` or back-reference, and a short
 	-- subject — under `freeSteps` bytes, so below FREE_BYTES too; a `plain` find only
-	-- needs a subject of at most FREE_BYTES. Most calls are, and the wrappers below
-	-- settle them without `check`, which would charge them nothing but whose own
-	-- instructions (half the VM's on enwiki's CS1 articles) a page is charged.
-	local function free(s, p, plain)
-		if plain then
-			return type(s) == 'string' and #s <= FREE_BYTES
-		end
+	-- needs a subject of at most FREE_BYTES. Most calls are: `find`, `match` and `gsub`
+	-- make the same test in C (`pattern_calls.rs`) and run only the others' charge in
+	-- Lua, whose instructions a page is charged; `gmatch` asks here.
+	local function free(s, p)
 		return type(s) == 'string' and type(p) == 'string'
 			and (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
 			and not find(p, '%%[bf%d]')
 	end
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
 	-- backtracking will cost (charged before C runs it: `iface.patternCost`); `costly`:
-	-- the caller found the call not `free` already.
+	-- the call was found not `free` already, by the C function that asks for the charge
+	-- (so the module's own code is one level further up the stack).
 	local function check(s, p, plain, what, init, n, costly)
 		if type(p) == 'string' and #p > MAX_ITEMS and not plain then
 			local _, items = gsub(p, '[%?%*%+%-%(]', '')
 			if items > MAX_ITEMS then
-				error('pattern too complex', 3)
+				error('pattern too complex', costly and 4 or 3)
 			end
 		end
 		if type(s) == 'string' and #s > FREE_BYTES then
@@ -202,28 +200,22 @@ do
 			patternCost(s, p, what, tonumber(init), tonumber(n))
 		end
 	end
-	function string.find(s, p, init, plain)
-		if not free(s, p, plain) then
-			check(s, p, plain, 'find', init, nil, true)
-		end
-		return find(s, p, init, plain)
-	end
-	function string.match(s, p, init)
-		if not free(s, p) then
-			check(s, p, false, 'find', init, nil, true)
-		end
-		return match(s, p, init)
-	end
+	-- `find`, `match` and `gsub` are C functions (`pattern_calls.rs`) that make the `free`
+	-- test and call these to charge the other calls before running Lua's own.
+	local patternCall = iface.patternCall
+	string.find = patternCall('find', find, function(s, p, init, plain)
+		check(s, p, plain, 'find', init, nil, true)
+	end, FREE_BYTES)
+	string.match = patternCall('match', match, function(s, p, init)
+		check(s, p, false, 'find', init, nil, true)
+	end, FREE_BYTES)
 	function string.gmatch(s, p)
 		check(s, p, false, 'gmatch')
 		return gmatch(s, p)
 	end
-	function string.gsub(s, p, r, n)
-		if not free(s, p) then
-			check(s, p, false, 'gsub', nil, n, true)
-		end
-		return gsub(s, p, r, n)
-	end
+	string.gsub = patternCall('gsub', gsub, function(s, p, _, n)
+		check(s, p, false, 'gsub', nil, n, true)
+	end, FREE_BYTES)
 end
 
 -- As LuaSandbox does, pcall and xpcall do not catch the end of the time budget:

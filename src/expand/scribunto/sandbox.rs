@@ -322,7 +322,7 @@ type PatternCall = (
 
 /// Steps of Lua's matcher a call takes free (an ordinary call costs what the
 /// instructions that make it cost), and steps per instruction beyond them.
-const FREE_STEPS: u64 = 1024;
+pub(super) const FREE_STEPS: u64 = 1024;
 const STEPS_PER_INSTRUCTION: u64 = 4;
 
 /// Charges the steps the matcher will take on a call ([`pattern_cost`]) before C runs

@@ -1,0 +1,151 @@
+//! `string.find`, `string.match` and `string.gsub` as C functions that run Lua's own
+//! after deciding whether the call is surely free of backtracking cost, and have every
+//! other call charged first by the Lua code that charges it (`sandbox.lua`).
+//!
+//! The wrappers in Lua ran on every pattern call, and on enwiki's CS1 articles that was
+//! a fifth of the expansion's CPU: the VM's instructions for the test, and two runs of
+//! Lua's own matcher over the pattern to find a repetition or a `%b`, `%f` or
+//! back-reference in it. The same test made here costs a scan of the pattern's bytes.
+//! What a page is charged for bytes and matcher steps is unchanged: the calls that were
+//! charged go through the same Lua code; the free ones never were. Lua's function runs in
+//! the closure's own frame, so an argument error reads as LuaSandbox's does ("Module:X:8:
+//! bad argument #3 to 'gsub' …") rather than pointing into `sandbox.lua`.
+
+use std::ffi::c_int;
+
+use mlua::{Function, Lua, Table, ffi};
+
+/// Which function a closure stands for (its third upvalue).
+const FIND: ffi::lua_Integer = 0;
+const MATCH: ffi::lua_Integer = 1;
+const GSUB: ffi::lua_Integer = 2;
+
+/// Registers `iface.patternCall(which, original, charge, freeBytes)`: a C closure for
+/// `which` (`'find'`, `'match'` or `'gsub'`) that runs `original` (Lua's own C function),
+/// after calling `charge` (Lua) with the same arguments unless the call is surely free.
+pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
+    let make = lua.create_function(
+        |lua, (which, original, charge, free_bytes): (String, Function, Function, f64)| {
+            let kind = match which.as_str() {
+                "find" => FIND,
+                "match" => MATCH,
+                "gsub" => GSUB,
+                _ => return Err(mlua::Error::runtime("patternCall: unknown function")),
+            };
+            // SAFETY: the four values are at indices 1–4 of the stack `exec_raw` gives;
+            // the kind is pushed above them and `lua_pushcclosure` takes the five as
+            // upvalues, leaving the closure alone on the stack. A memory error is raised
+            // into `exec_raw`'s protected call.
+            unsafe {
+                lua.exec_raw::<Function>(
+                    (
+                        original,
+                        charge,
+                        free_bytes,
+                        super::sandbox::FREE_STEPS as f64,
+                    ),
+                    |state| {
+                        ffi::lua_pushinteger(state, kind);
+                        ffi::lua_pushcclosure(state, pattern_call, 5);
+                    },
+                )
+            }
+        },
+    )?;
+    iface.set("patternCall", make)
+}
+
+/// The closure `register` makes: upvalues 1 `original`, 2 `charge`, 3 the plain-find
+/// subject bound, 4 the free steps, 5 the kind. Unless the call is surely free, calls
+/// `charge` with its arguments; then runs `original` in this frame and returns what it
+/// returns.
+unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalues `register` gave it. The
+    // call below may raise a Lua error (the callee's, or memory), which unwinds through
+    // this frame: it holds nothing to drop.
+    unsafe {
+        let free_bytes = ffi::lua_tonumber(state, ffi::lua_upvalueindex(3));
+        let free_steps = ffi::lua_tonumber(state, ffi::lua_upvalueindex(4));
+        let kind = ffi::lua_tointeger(state, ffi::lua_upvalueindex(5));
+        let free = if kind == FIND && ffi::lua_toboolean(state, 4) != 0 {
+            string_at(state, 1).is_some_and(|s| s.len() as f64 <= free_bytes)
+        } else {
+            match (string_at(state, 1), string_at(state, 2)) {
+                (Some(s), Some(p)) => surely_free(s, p, free_steps),
+                _ => false,
+            }
+        };
+        if !free {
+            // The charge first, with the call's arguments: it may end the page's budget.
+            let args = ffi::lua_gettop(state);
+            ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+            for i in 1..=args {
+                ffi::lua_pushvalue(state, i);
+            }
+            ffi::lua_call(state, args, 0);
+        }
+        // In this frame, as if the module had called it: its errors name the function and
+        // the module's line as LuaSandbox's do.
+        match ffi::lua_tocfunction(state, ffi::lua_upvalueindex(1)) {
+            Some(original) => original(state),
+            None => 0,
+        }
+    }
+}
+
+/// The bytes of the argument at `idx` if it is a string (not a number Lua would
+/// convert: `sandbox.lua`'s test is `type(s) == 'string'`).
+///
+/// # Safety
+/// `state` is a live Lua state; the slice lives as long as the value stays on the stack.
+unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Option<&'a [u8]> {
+    // SAFETY: the caller's; `lua_tolstring` does not convert a value of string type.
+    unsafe {
+        if ffi::lua_type(state, idx) != ffi::LUA_TSTRING {
+            return None;
+        }
+        let mut len = 0;
+        let ptr = ffi::lua_tolstring(state, idx, &mut len);
+        Some(std::slice::from_raw_parts(ptr.cast::<u8>(), len))
+    }
+}
+
+/// `sandbox.lua`'s `free(s, p)`: a short subject, and a pattern without repetition
+/// (`?`, `*`, `+`, `-`), `%b`, `%f` or back-reference (`%` then a digit). A `%` is
+/// looked at with the byte after it wherever it stands, escaped or not, as the Lua
+/// test `find(p, '%%[bf%d]')` does.
+fn surely_free(s: &[u8], p: &[u8], free_steps: f64) -> bool {
+    (s.len() as f64 + 1.0) * (p.len() as f64 + 1.0) <= free_steps
+        && !p.iter().any(|b| matches!(b, b'?' | b'*' | b'+' | b'-'))
+        && !p
+            .windows(2)
+            .any(|w| w[0] == b'%' && matches!(w[1], b'b' | b'f' | b'0'..=b'9'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::surely_free;
+
+    /// The cases `free` in `sandbox.lua` decides, decided the same way.
+    #[test]
+    fn free_calls_are_those_the_lua_test_finds_free() {
+        let free = |s: &str, p: &str| surely_free(s.as_bytes(), p.as_bytes(), 1024.0);
+        assert!(free("cite web", "^cite"));
+        assert!(free("a.b", "%."));
+        assert!(free("x", "[%a_]"));
+        assert!(!free("aaa", "a*"));
+        assert!(!free("aaa", "a-b"));
+        assert!(!free("aaa", "a?"));
+        assert!(!free("aaa", "a+"));
+        assert!(!free("(x)", "%b()"));
+        assert!(!free("the cat", "%f[%w]cat"));
+        assert!(!free("aa", "(a)%1"));
+        // `%%b` is an escaped `%` then `b` to the matcher, but the Lua test sees `%b`.
+        assert!(!free("%b", "%%b"));
+        // A subject too long for the pattern: (#s + 1) * (#p + 1) > 1024.
+        assert!(!free(&"x".repeat(200), "^abcd"));
+        // 256 × 4 = 1024 steps at most: free; one byte more is not.
+        assert!(free(&"x".repeat(255), "^ab"));
+        assert!(!free(&"x".repeat(256), "^ab"));
+    }
+}
