@@ -15,65 +15,57 @@ use std::ffi::c_int;
 
 use mlua::{Function, Lua, Table, ffi};
 
-/// Which function a closure stands for (its third upvalue).
-const FIND: ffi::lua_Integer = 0;
-const MATCH: ffi::lua_Integer = 1;
-const GSUB: ffi::lua_Integer = 2;
+use super::sandbox::FREE_STEPS;
 
 /// Registers `iface.patternCall(which, original, charge, freeBytes)`: a C closure for
 /// `which` (`'find'`, `'match'` or `'gsub'`) that runs `original` (Lua's own C function),
-/// after calling `charge` (Lua) with the same arguments unless the call is surely free.
+/// after calling `charge` (Lua) with the same arguments unless the call is surely free;
+/// and `iface.patternFree(s, p)`, the same test for `gmatch`'s wrapper in Lua.
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     let make = lua.create_function(
         |lua, (which, original, charge, free_bytes): (String, Function, Function, f64)| {
-            let kind = match which.as_str() {
-                "find" => FIND,
-                "match" => MATCH,
-                "gsub" => GSUB,
+            let plain_find = match which.as_str() {
+                "find" => true,
+                "match" | "gsub" => false,
                 _ => return Err(mlua::Error::runtime("patternCall: unknown function")),
             };
-            // SAFETY: the four values are at indices 1–4 of the stack `exec_raw` gives;
-            // the kind is pushed above them and `lua_pushcclosure` takes the five as
-            // upvalues, leaving the closure alone on the stack. A memory error is raised
-            // into `exec_raw`'s protected call.
+            // SAFETY: the three values are at indices 1–3 of the stack `exec_raw` gives;
+            // whether argument 4 is `plain` is pushed above them and `lua_pushcclosure`
+            // takes the four as upvalues, leaving the closure alone on the stack. A memory
+            // error is raised into `exec_raw`'s protected call.
             unsafe {
-                lua.exec_raw::<Function>(
-                    (
-                        original,
-                        charge,
-                        free_bytes,
-                        super::sandbox::FREE_STEPS as f64,
-                    ),
-                    |state| {
-                        ffi::lua_pushinteger(state, kind);
-                        ffi::lua_pushcclosure(state, pattern_call, 5);
-                    },
-                )
+                lua.exec_raw::<Function>((original, charge, free_bytes), |state| {
+                    ffi::lua_pushboolean(state, c_int::from(plain_find));
+                    ffi::lua_pushcclosure(state, pattern_call, 4);
+                })
             }
         },
     )?;
-    iface.set("patternCall", make)
+    iface.set("patternCall", make)?;
+    // SAFETY: pushes a C function without upvalues on the stack `exec_raw` gives; a
+    // memory error is raised into its protected call.
+    let free = unsafe {
+        lua.exec_raw::<Function>((), |state| ffi::lua_pushcfunction(state, pattern_free))?
+    };
+    iface.set("patternFree", free)
 }
 
 /// The closure `register` makes: upvalues 1 `original`, 2 `charge`, 3 the plain-find
-/// subject bound, 4 the free steps, 5 the kind. Unless the call is surely free, calls
-/// `charge` with its arguments; then runs `original` in this frame and returns what it
-/// returns.
+/// subject bound, 4 whether argument 4 is `find`'s `plain`. Unless the call is surely
+/// free, calls `charge` with its arguments; then runs `original` in this frame and
+/// returns what it returns.
 unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function with the upvalues `register` gave it. The
     // call below may raise a Lua error (the callee's, or memory), which unwinds through
     // this frame: it holds nothing to drop.
     unsafe {
-        let free_bytes = ffi::lua_tonumber(state, ffi::lua_upvalueindex(3));
-        let free_steps = ffi::lua_tonumber(state, ffi::lua_upvalueindex(4));
-        let kind = ffi::lua_tointeger(state, ffi::lua_upvalueindex(5));
-        let free = if kind == FIND && ffi::lua_toboolean(state, 4) != 0 {
+        let free = if ffi::lua_toboolean(state, ffi::lua_upvalueindex(4)) != 0
+            && ffi::lua_toboolean(state, 4) != 0
+        {
+            let free_bytes = ffi::lua_tonumber(state, ffi::lua_upvalueindex(3));
             string_at(state, 1).is_some_and(|s| s.len() as f64 <= free_bytes)
         } else {
-            match (string_at(state, 1), string_at(state, 2)) {
-                (Some(s), Some(p)) => surely_free(s, p, free_steps),
-                _ => false,
-            }
+            free_at(state)
         };
         if !free {
             // The charge first, with the call's arguments: it may end the page's budget.
@@ -89,6 +81,30 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
         match ffi::lua_tocfunction(state, ffi::lua_upvalueindex(1)) {
             Some(original) => original(state),
             None => 0,
+        }
+    }
+}
+
+/// `iface.patternFree(s, p)`: whether a call of subject `s` and pattern `p` is surely
+/// free ([`surely_free`]), for `gmatch`, which stays a Lua wrapper.
+unsafe extern "C-unwind" fn pattern_free(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function; pushing a boolean cannot raise.
+    unsafe {
+        ffi::lua_pushboolean(state, c_int::from(free_at(state)));
+        1
+    }
+}
+
+/// Whether arguments 1 and 2 are strings and the call surely free.
+///
+/// # Safety
+/// `state` is a live Lua state inside a C function's call.
+unsafe fn free_at(state: *mut ffi::lua_State) -> bool {
+    // SAFETY: the caller's.
+    unsafe {
+        match (string_at(state, 1), string_at(state, 2)) {
+            (Some(s), Some(p)) => surely_free(s, p),
+            _ => false,
         }
     }
 }
@@ -110,12 +126,13 @@ unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Option<&'a [u
     }
 }
 
-/// `sandbox.lua`'s `free(s, p)`: a short subject, and a pattern without repetition
-/// (`?`, `*`, `+`, `-`), `%b`, `%f` or back-reference (`%` then a digit). A `%` is
-/// looked at with the byte after it wherever it stands, escaped or not, as the Lua
-/// test `find(p, '%%[bf%d]')` does.
-fn surely_free(s: &[u8], p: &[u8], free_steps: f64) -> bool {
-    (s.len() as f64 + 1.0) * (p.len() as f64 + 1.0) <= free_steps
+/// The test of a call surely free: a short subject for its pattern (at most
+/// [`FREE_STEPS`] steps of the matcher), and a pattern without repetition (`?`, `*`,
+/// `+`, `-`), `%b`, `%f` or back-reference (`%` then a digit; a `%` is looked at with the
+/// byte after it wherever it stands, escaped or not). Its premise is tested in
+/// `pattern_cost.rs`.
+fn surely_free(s: &[u8], p: &[u8]) -> bool {
+    (s.len() as u64 + 1).saturating_mul(p.len() as u64 + 1) <= FREE_STEPS
         && !p.iter().any(|b| matches!(b, b'?' | b'*' | b'+' | b'-'))
         && !p
             .windows(2)
@@ -126,10 +143,10 @@ fn surely_free(s: &[u8], p: &[u8], free_steps: f64) -> bool {
 mod tests {
     use super::surely_free;
 
-    /// The cases `free` in `sandbox.lua` decides, decided the same way.
+    /// The cases `free` in `sandbox.lua` decided, decided the same way.
     #[test]
     fn free_calls_are_those_the_lua_test_finds_free() {
-        let free = |s: &str, p: &str| surely_free(s.as_bytes(), p.as_bytes(), 1024.0);
+        let free = |s: &str, p: &str| surely_free(s.as_bytes(), p.as_bytes());
         assert!(free("cite web", "^cite"));
         assert!(free("a.b", "%."));
         assert!(free("x", "[%a_]"));

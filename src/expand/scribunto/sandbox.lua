@@ -169,18 +169,13 @@ end
 do
 	local MAX_ITEMS = 10000
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
-	local patternCost, freeSteps = iface.patternCost, iface.patternFreeSteps
-	-- Whether a call of string `s` and pattern `p` is surely free (its premise is tested
-	-- in `pattern_cost.rs`): no repetition, `%b`, `%f` or back-reference, and a short
-	-- subject — under `freeSteps` bytes, so below FREE_BYTES too; a `plain` find only
-	-- needs a subject of at most FREE_BYTES. Most calls are: `find`, `match` and `gsub`
-	-- make the same test in C (`pattern_calls.rs`) and run only the others' charge in
-	-- Lua, whose instructions a page is charged; `gmatch` asks here.
-	local function free(s, p)
-		return type(s) == 'string' and type(p) == 'string'
-			and (#s + 1) * (#p + 1) <= freeSteps and not find(p, '[%?%*%+%-]')
-			and not find(p, '%%[bf%d]')
-	end
+	local patternCost = iface.patternCost
+	-- Whether a call of string `s` and pattern `p` is surely free (`pattern_calls.rs`):
+	-- no repetition, `%b`, `%f` or back-reference, and a short subject — below
+	-- FREE_BYTES too; a `plain` find only needs a subject of at most FREE_BYTES. Most
+	-- calls are: `find`, `match` and `gsub` make the test in C and run only the others'
+	-- charge in Lua, whose instructions a page is charged; `gmatch` asks here.
+	local free = iface.patternFree
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
 	-- backtracking will cost (charged before C runs it: `iface.patternCost`); `costly`:
 	-- the call was found not `free` already, by the C function that asks for the charge

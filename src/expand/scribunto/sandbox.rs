@@ -279,7 +279,7 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// pattern functions go through), and collects garbage when it is due
 /// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
 /// spend on a call (its backtracking), asked by `sandbox.lua` only for the calls it
-/// does not find surely within `iface.patternFreeSteps` (see `pattern_cost.rs`);
+/// does not find surely free (`pattern_calls.rs`, `pattern_cost.rs`);
 /// `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
 /// fails before it is built.
 pub(super) fn register(
@@ -306,7 +306,6 @@ pub(super) fn register(
         "patternCost",
         lua.create_function(move |_, a: PatternCall| charge_pattern(&b, &a))?,
     )?;
-    iface.set("patternFreeSteps", FREE_STEPS as f64)?;
     iface.set("memoryLimit", limits.lua_memory as f64)
 }
 
