@@ -30,6 +30,7 @@ Exit code 1 when the findings (or the built indexes) differ, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import resource
@@ -163,7 +164,10 @@ def differing_files(a: Path, b: Path) -> list[str]:
             if f.is_file() and f.name != "manifest.json" and f.relative_to(root).parts[0] != "text"
         }
     fa, fb = files(a), files(b)
-    return sorted(n for n in fa.keys() | fb.keys() if n not in fa or n not in fb or fa[n].read_bytes() != fb[n].read_bytes())
+    return sorted(
+        n for n in fa.keys() | fb.keys()
+        if n not in fa or n not in fb or not filecmp.cmp(fa[n], fb[n], shallow=False)
+    )
 
 
 def build_bench(bin_dir: Path, shared: Path, out: Path, shards: int, threads: int, master: str, memory: str) -> int:
@@ -214,14 +218,14 @@ def main() -> int:
     a.add_argument("--memory", default="6g", help="spark.driver.memory (local mode: driver and executor)")
     a.add_argument("--build", type=int, metavar="SHARDS", help="measure the build on Spark instead of the audit")
     args = a.parse_args()
+    if args.build is not None and args.build < 1:
+        print("bench-spark: --build needs at least 1 shard", file=sys.stderr)
+        return 2
     shared = Path(os.environ.get("WIKIWIT_SHARED", REPO.parent / "shared")) / "data"
     bin_dir = args.bin or cargo_bin()
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
         out = Path(tmp)
         if args.build is not None:
-            if args.build < 1:
-                print("bench-spark: --build needs at least 1 shard", file=sys.stderr)
-                return 2
             return build_bench(bin_dir, shared, out, args.build, args.threads, args.master, args.memory)
         ix = args.index
         if ix is None:
