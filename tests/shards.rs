@@ -225,7 +225,7 @@ fn text_files(shard: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 #[test]
-fn a_damaged_shard_text_index_is_refused_and_the_index_kept() {
+fn a_damaged_shard_is_refused_and_the_index_kept() {
     let tmp = tempdir();
     let t = tmp.path();
     let parts = shards(&ltgwiki(), t, 2);
@@ -248,10 +248,22 @@ fn a_damaged_shard_text_index_is_refused_and_the_index_kept() {
     std::fs::write(postings, good).unwrap();
     // The fast fields, which the merge reads and rewrites: checked by the chunk table.
     let fast = &text_files(&parts[0], "fast")[0];
-    flip(fast);
+    let good = flip(fast);
     refused(
         &mut merge_command(&parts, &target),
         &[&fast.display().to_string(), "corrupt index data"],
     );
     assert_eq!(search(), before, "the merged index was changed");
+    std::fs::write(fast, good).unwrap();
+    // A store whose blocks the merge copies as they are: checked by the blocks' CRC-32s.
+    for name in ["structure.rec", "text.rec"] {
+        let store = parts[1].join(name);
+        let good = flip(&store);
+        refused(
+            &mut merge_command(&parts, &target),
+            &[&store.display().to_string(), "CRC-32"],
+        );
+        assert_eq!(search(), before, "the merged index was changed");
+        std::fs::write(&store, good).unwrap();
+    }
 }

@@ -33,7 +33,7 @@ pub(crate) use pages::PageRecord;
 pub use pages::{Redirect, Resolution};
 pub(crate) use publish::Staging;
 pub use store::{Records, Store, encode};
-pub(crate) use store::{StoreWriter, TEXT_BLOCK_SIZE};
+pub(crate) use store::{StoreWriter, join as join_stores};
 pub(crate) use structure_store::StoredStructure;
 pub(crate) use text_store::StoredText;
 pub(crate) use titles::{KeySpool, TitleMap};

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::shard::{PAGES_FILE, SHARED_FILES, ShardManifest, ShardPage};
-use super::sinks::Sinks;
+use super::sinks::{Sinks, Stores};
 use super::{
     Budget, BuildError, BuildReport, Built, Clock, DEFAULT_MEMORY_BUDGET, Progress, WriteEnv,
 };
@@ -150,16 +150,36 @@ fn merge_in_pool(
         BTreeMap::new()
     };
     let expand = first.options.expand;
-    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, with_text, true, expand)?;
+    // The structure and text stores are joined from the shards' (`join_stores`) on a
+    // thread beside the replay, which feeds everything else.
+    let stores = Stores {
+        structure: false,
+        text: false,
+    };
+    let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, stores, true, expand)?;
     let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
     progress.phase("merging shards", pages);
-    let mut replay = Replay {
-        sinks: &mut sinks,
-        done: 0,
-    };
-    for (d, m) in shards {
-        replay.shard(d, m, progress, cancel)?;
-    }
+    let stop = AtomicBool::new(false);
+    let joined = std::thread::scope(|scope| {
+        let joining = scope.spawn(|| join_stores(&dir, shards, (parse, with_text), &stop));
+        let mut replay = Replay {
+            sinks: &mut sinks,
+            done: 0,
+        };
+        let replayed = shards
+            .iter()
+            .try_for_each(|(d, m)| replay.shard(d, m, progress, cancel));
+        // A replay that failed or was cancelled stops the join.
+        stop.store(
+            replayed.is_err() || cancel.load(Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        let joined = joining
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        replayed.and(joined)
+    })?;
+    files.extend(joined);
     progress.finish();
     clock.lap("read shards");
     super::write_costs(&dir, &mut sinks, &mut files)?;
@@ -215,6 +235,37 @@ fn joined_text(
         base += m.pages;
     }
     Ok(crate::text::join::join(dir, &parts)?)
+}
+
+/// The shards' `structure.rec` and `text.rec` joined into `dir`'s, block by block where
+/// the blocks are cut alike (`index/store/join.rs`); each store's size by file name.
+fn join_stores(
+    dir: &Path,
+    shards: &[(PathBuf, ShardManifest)],
+    (parse, with_text): (bool, bool),
+    stop: &AtomicBool,
+) -> Result<Vec<(String, u64)>, BuildError> {
+    let mut sizes = Vec::new();
+    let stores = [
+        (parse, index::files::STRUCTURE, index::kinds::STRUCTURE),
+        (with_text, index::files::TEXT, index::kinds::TEXT),
+    ];
+    for (kept, name, kind) in stores {
+        if !kept {
+            continue;
+        }
+        let paths: Vec<PathBuf> = shards.iter().map(|(d, _)| d.join(name)).collect();
+        let parts: Vec<(&Path, u64)> = paths
+            .iter()
+            .zip(shards)
+            .map(|(p, (_, m))| (p.as_path(), m.pages))
+            .collect();
+        match index::join_stores(&dir.join(name), kind, &parts, stop)? {
+            Some(joined) => sizes.push((name.to_string(), joined.size)),
+            None => return Err(DumpError::Interrupted.into()),
+        }
+    }
+    Ok(sizes)
 }
 
 /// Feeds the shards' pages to the build's sinks, in order.

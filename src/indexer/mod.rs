@@ -663,7 +663,11 @@ fn open_sinks(
         files.insert(index::files::DUMP_OFFSETS.to_string(), size);
     }
     let expand = expansion.is_some();
-    let sinks = Sinks::create(dir, tmp, budget, parse, with_text, noted.is_none(), expand)?;
+    let stores = sinks::Stores {
+        structure: parse,
+        text: with_text,
+    };
+    let sinks = Sinks::create(dir, tmp, budget, parse, stores, noted.is_none(), expand)?;
     Ok((text_index, sinks))
 }
 

@@ -22,9 +22,12 @@ use crate::title::Title;
 
 use crate::index::manifest::SHARD_FORMAT_NAME as FORMAT_NAME;
 /// The shard layout's version; its records also carry the index format's encodings, so
-/// a merge requires both versions to be its own. (3: the shard's own full-text index in
-/// `text/`, where version 2 kept each page's documents' source for the merge to index.)
-pub(crate) const FORMAT_VERSION: u32 = 3;
+/// a merge requires both versions to be its own. (4: the pages' structure and text
+/// records in the shard's own `structure.rec` and `text.rec`, whose blocks the merge
+/// copies, where version 3 kept them in each page's record; 3: the shard's own
+/// full-text index in `text/`, where version 2 kept each page's documents' source for
+/// the merge to index.)
+pub(crate) const FORMAT_VERSION: u32 = 4;
 /// The shard's page records, in dump order.
 pub(crate) const PAGES_FILE: &str = "shard-pages.rec";
 /// Files of the first pass that every shard writes alike and the merged index keeps.
@@ -33,6 +36,56 @@ pub(crate) const SHARED_FILES: [&str; 3] = [
     index::files::SOURCES_MAP,
     index::files::MESSAGES,
 ];
+
+/// A page as the shard's workers encode it for the consumer: its `ShardPage`, its
+/// calls' costs (with times), its full-text documents, its structure and text records.
+type Encoded = (
+    Vec<u8>,
+    Vec<CallCost>,
+    Vec<tantivy::TantivyDocument>,
+    (Vec<u8>, Vec<u8>),
+);
+
+/// The shard's `structure.rec` and `text.rec`, written as a build writes them (same
+/// kinds, block sizes and cuts) so that the merge can copy their blocks.
+struct ShardStores {
+    structure: Option<index::StoreWriter<index::StoredStructure>>,
+    text: Option<index::StoreWriter<index::StoredText>>,
+}
+
+impl ShardStores {
+    fn create(dir: &Path, parse: bool, text: bool) -> Result<ShardStores, IndexError> {
+        let (structure, text_rec) = (index::files::STRUCTURE, index::files::TEXT);
+        Ok(ShardStores {
+            structure: parse
+                .then(|| index::StoreWriter::create(&dir.join(structure), index::kinds::STRUCTURE))
+                .transpose()?,
+            text: text
+                .then(|| index::StoreWriter::create(&dir.join(text_rec), index::kinds::TEXT))
+                .transpose()?,
+        })
+    }
+
+    fn push(&mut self, (structure, text): &(Vec<u8>, Vec<u8>)) -> Result<(), IndexError> {
+        if let Some(w) = self.structure.as_mut() {
+            w.push_encoded(structure)?;
+        }
+        if let Some(w) = self.text.as_mut() {
+            w.push_encoded(text)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, files: &mut BTreeMap<String, u64>) -> Result<(), IndexError> {
+        if let Some(w) = self.structure {
+            files.insert(index::files::STRUCTURE.to_string(), w.finish()?);
+        }
+        if let Some(w) = self.text {
+            files.insert(index::files::TEXT.to_string(), w.finish()?);
+        }
+        Ok(())
+    }
+}
 
 /// Which shard a build writes: the `k`-th (1-based) of `n` byte ranges of the dump.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,16 +118,14 @@ impl std::fmt::Display for Shard {
 
 /// One page as a shard keeps it: what the reading phase hands the one-machine build's
 /// consumer ([`PageOut`]) but the full-text documents, which the shard's own text index
-/// holds.
+/// holds, and its structure and text records, which the shard's own stores hold.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct ShardPage {
     rec: PageRecord,
     target: Option<Target>,
     warnings: Vec<Warning>,
-    structure: Vec<u8>,
     link_keys: Vec<Vec<u8>>,
     categories: Vec<String>,
-    text: Vec<u8>,
     /// The page's entry point into the dump: its [`OffsetKind`] code and offset.
     entry: Option<(u8, u64)>,
     /// What its expansion's calls cost, without the times (which would make the shard's
@@ -88,10 +139,8 @@ impl From<PageOut> for ShardPage {
             rec: p.rec,
             target: p.target.as_ref().map(Target::from),
             warnings: p.warnings,
-            structure: p.structure,
             link_keys: p.link_keys,
             categories: p.categories,
-            text: p.text,
             entry: p.entry.map(|(kind, offset)| (kind as u8, offset)),
             costs: p
                 .costs
@@ -103,8 +152,8 @@ impl From<PageOut> for ShardPage {
 }
 
 impl ShardPage {
-    /// The page as the build's consumer takes it (without documents: the merge joins the
-    /// shards' text indexes instead).
+    /// The page as the build's consumer takes it (without documents, structure and text
+    /// records: the merge joins the shards' text indexes and stores instead).
     pub(super) fn into_out(self) -> Result<PageOut, IndexError> {
         let entry = match self.entry {
             None => None,
@@ -121,10 +170,10 @@ impl ShardPage {
             rec: self.rec,
             target: self.target.map(Title::from),
             warnings: self.warnings,
-            structure: self.structure,
+            structure: Vec::new(),
             link_keys: self.link_keys,
             categories: self.categories,
-            text: self.text,
+            text: Vec::new(),
             docs: Vec::new(),
             entry,
             costs: self.costs,
@@ -284,9 +333,10 @@ pub(super) struct Run<'a> {
 }
 
 /// Reads the shard's pages into `shard-pages.rec` in the staging directory (beside the
-/// first pass's files, `files`) and their full-text documents into `text_index` (when
-/// text is built: the shard's pages numbered from 0), writes its manifest and publishes
-/// it.
+/// first pass's files, `files`), their structure and text records into its
+/// `structure.rec` and `text.rec` (as a build writes those stores) and their full-text
+/// documents into `text_index` (when text is built: the shard's pages numbered from 0),
+/// writes its manifest and publishes it.
 pub(super) fn write(
     run: Run<'_>,
     plan: Plan,
@@ -304,6 +354,7 @@ pub(super) fn write(
     let consumer = |e: IndexError| crate::dump::DumpError::Consumer(Box::new(e));
     let mut costs = run.expansion.map(|_| super::costs::CostTotals::default());
     let (mut page, with_text) = (0u32, text_index.is_some());
+    let mut stores = ShardStores::create(&dir, !run.opts.pages_only, with_text)?;
     let (sha, read) = super::read_pages(
         run.dump,
         run.ctx,
@@ -311,10 +362,14 @@ pub(super) fn write(
         |mut p| {
             let timed = p.costs.clone();
             let docs = std::mem::take(&mut p.docs);
+            let records = (
+                std::mem::take(&mut p.structure),
+                std::mem::take(&mut p.text),
+            );
             let bytes = index::encode(&ShardPage::from(p)).map_err(consumer)?;
-            Ok::<_, crate::dump::DumpError>((bytes, timed, docs))
+            Ok::<_, crate::dump::DumpError>((bytes, timed, docs, records))
         },
-        |(bytes, timed, docs): (Vec<u8>, Vec<CallCost>, Vec<tantivy::TantivyDocument>)| {
+        |(bytes, timed, docs, records): Encoded| {
             if let Some(c) = costs.as_mut() {
                 c.add_page(&timed);
             }
@@ -323,6 +378,7 @@ pub(super) fn write(
                     .map_err(|e| crate::dump::DumpError::Consumer(Box::new(e)))?;
             }
             page += 1;
+            stores.push(&records).map_err(consumer)?;
             w.push_encoded(&bytes).map_err(consumer)
         },
         progress,
@@ -330,6 +386,7 @@ pub(super) fn write(
     );
     let stats = read.map_err(super::read_error)?;
     files.insert(PAGES_FILE.to_string(), w.finish()?);
+    stores.finish(&mut files)?;
     let mut checksums = BTreeMap::new();
     for name in files.keys() {
         checksums.insert(name.clone(), index::manifest::file_crc32(&dir.join(name))?);

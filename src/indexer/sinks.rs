@@ -41,17 +41,25 @@ pub(super) struct Sinks {
     pub(super) n: u32,
 }
 
+/// Which of `structure.rec` and `text.rec` the sinks write as pages pass: a build
+/// writes both (as its options say), a merge neither (it joins the shards' stores).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stores {
+    pub(super) structure: bool,
+    pub(super) text: bool,
+}
+
 impl Sinks {
     pub(super) fn create(
         dir: &Path,
         tmp: &Path,
         budget: &Budget,
         parse: bool,
-        with_text: bool,
+        stores: Stores,
         entry_points: bool,
         expand: bool,
     ) -> Result<Sinks, BuildError> {
-        let structures = if parse {
+        let structures = if stores.structure {
             Some(StoreWriter::create(
                 &dir.join(index::files::STRUCTURE),
                 index::kinds::STRUCTURE,
@@ -59,11 +67,10 @@ impl Sinks {
         } else {
             None
         };
-        let text_store = if with_text {
-            Some(StoreWriter::with_block_size(
+        let text_store = if stores.text {
+            Some(StoreWriter::create(
                 &dir.join(index::files::TEXT),
                 index::kinds::TEXT,
-                index::TEXT_BLOCK_SIZE,
             )?)
         } else {
             None
@@ -106,13 +113,15 @@ impl Sinks {
             ti.add_docs(n, std::mem::take(&mut p.docs))
                 .map_err(|e| DumpError::Consumer(Box::new(e)))?;
         }
-        if let (Some(st), Some(g)) = (self.structures.as_mut(), self.graph.as_mut()) {
+        if let Some(g) = self.graph.as_mut() {
             g.add_page(
                 n,
                 std::mem::take(&mut p.link_keys),
                 std::mem::take(&mut p.categories),
             )
             .map_err(consumer)?;
+        }
+        if let Some(st) = self.structures.as_mut() {
             st.push_encoded(&p.structure).map_err(consumer)?;
         }
         self.titles

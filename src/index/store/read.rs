@@ -171,7 +171,7 @@ impl<T: DeserializeOwned> Store<T> {
         self.file.verify()
     }
 
-    fn corrupt(&self, comment: String) -> IndexError {
+    pub(super) fn corrupt(&self, comment: String) -> IndexError {
         IndexError::DataCorruption {
             path: self.file.path().to_path_buf(),
             comment,
@@ -270,8 +270,8 @@ impl<T: DeserializeOwned> Store<T> {
         Ok(b)
     }
 
-    /// A stored (uncompressed) block, in place, checked.
-    fn stored(&self, b: &BlockInfo) -> Result<&[u8], IndexError> {
+    /// Block `b`'s bytes as stored (compressed or not), in place, checked.
+    pub(super) fn stored(&self, b: &BlockInfo) -> Result<&[u8], IndexError> {
         self.check(b)?;
         Ok(&self.file.body()[b.start..b.end])
     }
@@ -320,8 +320,22 @@ impl<T: DeserializeOwned> Store<T> {
         })
     }
 
+    /// Block `b`'s raw bytes (its record ends, then its records), checked: in place
+    /// when the store is not compressed.
+    pub(super) fn raw(&self, b: &BlockInfo) -> Result<std::borrow::Cow<'_, [u8]>, IndexError> {
+        match self.codec {
+            Codec::Stored => self.stored(b).map(std::borrow::Cow::Borrowed),
+            Codec::Zstd => self.decompress(b).map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// Record `i`'s bytes within its decoded block `raw`.
-    fn record<'r>(&self, raw: &'r [u8], b: &BlockInfo, i: usize) -> Result<&'r [u8], IndexError> {
+    pub(super) fn record<'r>(
+        &self,
+        raw: &'r [u8],
+        b: &BlockInfo,
+        i: usize,
+    ) -> Result<&'r [u8], IndexError> {
         let k = i - b.first;
         let end_of = |r: usize| {
             u32::from_le_bytes(raw[r * 4..r * 4 + 4].try_into().expect("4 bytes")) as usize

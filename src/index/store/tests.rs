@@ -1,4 +1,5 @@
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use super::super::{FORMAT_VERSION, IndexError, kinds};
 use super::{Store, StoreWriter};
@@ -329,5 +330,72 @@ fn a_flipped_bit_in_the_block_table_is_refused_on_opening() {
             assert!(comment.contains("block table"), "{comment}");
         }
         other => panic!("expected corruption, got {:?}", other.err()),
+    }
+}
+
+/// Stores written in parts and joined are the store one writer makes of all the
+/// records, byte for byte, and most of their blocks are copied rather than compressed
+/// again: the merge of a build's shards depends on both.
+#[test]
+fn stores_joined_equal_one_store_of_all_records() {
+    // `structure.rec`'s blocks, about 40 of these records each: a writer cutting by
+    // size alone would rarely fall into step with another that started elsewhere.
+    const BLOCK: usize = super::BLOCK_SIZE;
+    const KIND: u32 = kinds::STRUCTURE;
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(4000, 21);
+    let whole = dir.path().join("whole.rec");
+    write_kind(&whole, KIND, BLOCK, &recs);
+    for cuts in [
+        vec![0, 4000],
+        vec![0, 700, 701, 701, 1900, 4000],
+        vec![0, 1333, 2666, 4000],
+    ] {
+        let mut parts = Vec::new();
+        for (n, w) in cuts.windows(2).enumerate() {
+            let part = dir.path().join(format!("part{n}.rec"));
+            write_kind(&part, KIND, BLOCK, &recs[w[0]..w[1]]);
+            parts.push((part, (w[1] - w[0]) as u64));
+        }
+        let joined = dir.path().join("joined.rec");
+        let list: Vec<(&Path, u64)> = parts.iter().map(|(p, n)| (p.as_path(), *n)).collect();
+        let j = super::join(&joined, KIND, &list, &AtomicBool::new(false))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            std::fs::read(&joined).unwrap(),
+            std::fs::read(&whole).unwrap(),
+            "parts cut at {cuts:?}"
+        );
+        assert_eq!(j.size, std::fs::metadata(&joined).unwrap().len());
+        // All but the blocks before each part's writer falls into step, and its last.
+        let boundaries = parts.len() as u64;
+        assert!(
+            j.copied + 4 * boundaries >= j.blocks && j.copied > 0,
+            "{} of {} blocks copied, {boundaries} parts",
+            j.copied,
+            j.blocks
+        );
+    }
+}
+
+#[test]
+fn a_part_holding_other_records_than_said_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(300, 5);
+    let part = dir.path().join("part.rec");
+    write(&part, super::TEXT_BLOCK_SIZE, &recs);
+    let joined = dir.path().join("joined.rec");
+    match super::join(
+        &joined,
+        KIND,
+        &[(part.as_path(), 301)],
+        &AtomicBool::new(false),
+    ) {
+        Err(IndexError::DataCorruption { path, comment }) => {
+            assert_eq!(path, part);
+            assert!(comment.contains("300 records where 301"), "{comment}");
+        }
+        other => panic!("{other:?}"),
     }
 }
