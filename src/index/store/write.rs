@@ -75,9 +75,10 @@ enum Content {
 /// would take a non-empty block past `max`. Two writers that start at different records
 /// cut at the same record the first time a content cut comes with both blocks past
 /// `min`, and alike from there on. Blocks average about `block_size`, as when they were
-/// cut at `block_size` exactly. With `min` at ⅞ the writers took about eight blocks
-/// to fall into step in the store tests (40 records a block), at ¾ one or two; at ½
-/// blocks would vary more, and a random read decodes the block it falls in.
+/// cut at `block_size` exactly. With `min` at ⅞ the writers took about nine blocks
+/// to fall into step in the store tests (40 records a block), at ¾ at most one (on 8
+/// OTT-QA shards, 0.5 of `structure.rec` and 2.75 of `text.rec` a shard); at ½ blocks
+/// would vary more, and a random read decodes the whole block it falls in.
 #[derive(Debug, Clone, Copy)]
 struct Cut {
     min: usize,
