@@ -159,25 +159,30 @@ fn merge_in_pool(
     let mut sinks = Sinks::create(&dir, &tmp, &budget, parse, stores, true, expand)?;
     let pages: u64 = shards.iter().map(|(_, m)| m.pages).sum();
     progress.phase("merging shards", pages);
+    // A failure on either side stops the other.
     let stop = AtomicBool::new(false);
     let joined = std::thread::scope(|scope| {
-        let joining = scope.spawn(|| join_stores(&dir, shards, (parse, with_text), &stop));
+        let joining = scope.spawn(|| {
+            let joined = join_stores(&dir, shards, (parse, with_text), &stop);
+            if joined.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            joined
+        });
         let mut replay = Replay {
             sinks: &mut sinks,
             done: 0,
         };
         let replayed = shards
             .iter()
-            .try_for_each(|(d, m)| replay.shard(d, m, progress, cancel));
-        // A replay that failed or was cancelled stops the join.
-        stop.store(
-            replayed.is_err() || cancel.load(Ordering::Relaxed),
-            Ordering::Relaxed,
-        );
+            .try_for_each(|(d, m)| replay.shard(d, m, progress, [cancel, &stop]));
+        if replayed.is_err() || cancel.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
         let joined = joining
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        replayed.and(joined)
+        first_failure(replayed, joined)
     })?;
     files.extend(joined);
     progress.finish();
@@ -237,6 +242,20 @@ fn joined_text(
     Ok(crate::text::join::join(dir, &parts)?)
 }
 
+/// The replay's or the join's error: a failure rather than the interruption it caused
+/// on the other side.
+fn first_failure<T>(
+    replayed: Result<(), BuildError>,
+    joined: Result<T, BuildError>,
+) -> Result<T, BuildError> {
+    match (replayed, joined) {
+        (Ok(()), joined) => joined,
+        (Err(e), Ok(_)) => Err(e),
+        (Err(BuildError::Dump(DumpError::Interrupted)), Err(j)) => Err(j),
+        (Err(e), Err(_)) => Err(e),
+    }
+}
+
 /// The shards' `structure.rec` and `text.rec` joined into `dir`'s, block by block where
 /// the blocks are cut alike (`index/store/join.rs`); each store's size by file name.
 fn join_stores(
@@ -277,13 +296,14 @@ struct Replay<'a> {
 
 impl Replay<'_> {
     /// Replays one shard: its records decoded in parallel a chunk at a time, consumed in
-    /// order.
+    /// order, until either flag of `halted` (the build cancelled, the join failed) is
+    /// set.
     fn shard(
         &mut self,
         dir: &Path,
         m: &ShardManifest,
         progress: &dyn Progress,
-        cancel: &AtomicBool,
+        halted: [&AtomicBool; 2],
     ) -> Result<(), BuildError> {
         const CHUNK: usize = 256;
         let store: Store<ShardPage> =
@@ -298,7 +318,7 @@ impl Replay<'_> {
         }
         let mut records = store.iter();
         loop {
-            if cancel.load(Ordering::Relaxed) {
+            if halted.iter().any(|h| h.load(Ordering::Relaxed)) {
                 return Err(DumpError::Interrupted.into());
             }
             let chunk = records
