@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::page::PageOut;
 use super::redirects::Target;
+use super::sinks::{RecordStores, Stores};
 use super::{BuildError, Warning};
 use crate::dump::OffsetKind;
 use crate::expand::CallCost;
@@ -45,47 +46,6 @@ type Encoded = (
     Vec<tantivy::TantivyDocument>,
     (Vec<u8>, Vec<u8>),
 );
-
-/// The shard's `structure.rec` and `text.rec`, written as a build writes them (same
-/// kinds, block sizes and cuts) so that the merge can copy their blocks.
-struct ShardStores {
-    structure: Option<index::StoreWriter<index::StoredStructure>>,
-    text: Option<index::StoreWriter<index::StoredText>>,
-}
-
-impl ShardStores {
-    fn create(dir: &Path, parse: bool, text: bool) -> Result<ShardStores, IndexError> {
-        let (structure, text_rec) = (index::files::STRUCTURE, index::files::TEXT);
-        Ok(ShardStores {
-            structure: parse
-                .then(|| index::StoreWriter::create(&dir.join(structure), index::kinds::STRUCTURE))
-                .transpose()?,
-            text: text
-                .then(|| index::StoreWriter::create(&dir.join(text_rec), index::kinds::TEXT))
-                .transpose()?,
-        })
-    }
-
-    fn push(&mut self, (structure, text): &(Vec<u8>, Vec<u8>)) -> Result<(), IndexError> {
-        if let Some(w) = self.structure.as_mut() {
-            w.push_encoded(structure)?;
-        }
-        if let Some(w) = self.text.as_mut() {
-            w.push_encoded(text)?;
-        }
-        Ok(())
-    }
-
-    fn finish(self, files: &mut BTreeMap<String, u64>) -> Result<(), IndexError> {
-        if let Some(w) = self.structure {
-            files.insert(index::files::STRUCTURE.to_string(), w.finish()?);
-        }
-        if let Some(w) = self.text {
-            files.insert(index::files::TEXT.to_string(), w.finish()?);
-        }
-        Ok(())
-    }
-}
 
 /// Which shard a build writes: the `k`-th (1-based) of `n` byte ranges of the dump.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -354,7 +314,11 @@ pub(super) fn write(
     let consumer = |e: IndexError| crate::dump::DumpError::Consumer(Box::new(e));
     let mut costs = run.expansion.map(|_| super::costs::CostTotals::default());
     let (mut page, with_text) = (0u32, text_index.is_some());
-    let mut stores = ShardStores::create(&dir, !run.opts.pages_only, with_text)?;
+    let which = Stores {
+        structure: !run.opts.pages_only,
+        text: with_text,
+    };
+    let mut stores = RecordStores::create(&dir, which)?;
     let (sha, read) = super::read_pages(
         run.dump,
         run.ctx,
@@ -378,7 +342,7 @@ pub(super) fn write(
                     .map_err(|e| crate::dump::DumpError::Consumer(Box::new(e)))?;
             }
             page += 1;
-            stores.push(&records).map_err(consumer)?;
+            stores.push(&records.0, &records.1).map_err(consumer)?;
             w.push_encoded(&bytes).map_err(consumer)
         },
         progress,

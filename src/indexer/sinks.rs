@@ -25,9 +25,8 @@ const PAGES_TMP: &str = "pages.tmp";
 /// every redirect target, the structure and text stores and the link graph's spools.
 /// Each leaves memory as its page passes.
 pub(super) struct Sinks {
-    pub(super) structures: Option<StoreWriter<index::StoredStructure>>,
+    pub(super) stores: RecordStores,
     pub(super) graph: Option<GraphBuilder>,
-    pub(super) text_store: Option<StoreWriter<index::StoredText>>,
     pub(super) pages_tmp: StoreWriter<PageRecord>,
     pub(super) titles: Sorter<KeyVal>,
     pub(super) redirect_spool: RedirectSpool,
@@ -49,6 +48,53 @@ pub(super) struct Stores {
     pub(super) text: bool,
 }
 
+/// The pages' `structure.rec` and `text.rec` records, written in dump order as the
+/// workers encoded them: by a build's sinks and by a shard (whose stores the merge
+/// joins, so both must write them alike).
+pub(super) struct RecordStores {
+    structure: Option<StoreWriter<index::StoredStructure>>,
+    text: Option<StoreWriter<index::StoredText>>,
+}
+
+impl RecordStores {
+    /// Creates in `dir` the stores `which` names.
+    pub(super) fn create(dir: &Path, which: Stores) -> Result<RecordStores, IndexError> {
+        let (structure, text) = (index::files::STRUCTURE, index::files::TEXT);
+        Ok(RecordStores {
+            structure: which
+                .structure
+                .then(|| StoreWriter::create(&dir.join(structure), index::kinds::STRUCTURE))
+                .transpose()?,
+            text: which
+                .text
+                .then(|| StoreWriter::create(&dir.join(text), index::kinds::TEXT))
+                .transpose()?,
+        })
+    }
+
+    /// Appends one page's records (each only to a store being written).
+    pub(super) fn push(&mut self, structure: &[u8], text: &[u8]) -> Result<(), IndexError> {
+        if let Some(w) = self.structure.as_mut() {
+            w.push_encoded(structure)?;
+        }
+        if let Some(w) = self.text.as_mut() {
+            w.push_encoded(text)?;
+        }
+        Ok(())
+    }
+
+    /// Closes the stores, their sizes recorded in `files`.
+    pub(super) fn finish(self, files: &mut BTreeMap<String, u64>) -> Result<(), IndexError> {
+        if let Some(w) = self.structure {
+            files.insert(index::files::STRUCTURE.to_string(), w.finish()?);
+        }
+        if let Some(w) = self.text {
+            files.insert(index::files::TEXT.to_string(), w.finish()?);
+        }
+        Ok(())
+    }
+}
+
 impl Sinks {
     pub(super) fn create(
         dir: &Path,
@@ -59,26 +105,9 @@ impl Sinks {
         entry_points: bool,
         expand: bool,
     ) -> Result<Sinks, BuildError> {
-        let structures = if stores.structure {
-            Some(StoreWriter::create(
-                &dir.join(index::files::STRUCTURE),
-                index::kinds::STRUCTURE,
-            )?)
-        } else {
-            None
-        };
-        let text_store = if stores.text {
-            Some(StoreWriter::create(
-                &dir.join(index::files::TEXT),
-                index::kinds::TEXT,
-            )?)
-        } else {
-            None
-        };
         Ok(Sinks {
-            structures,
+            stores: RecordStores::create(dir, stores)?,
             graph: parse.then(|| GraphBuilder::new(tmp, budget)),
-            text_store,
             pages_tmp: StoreWriter::create(&tmp.join(PAGES_TMP), index::kinds::PAGES)?,
             titles: Sorter::new("titles", tmp, budget.share(0.15)),
             redirect_spool: RedirectSpool::create(tmp)?,
@@ -105,9 +134,7 @@ impl Sinks {
                 message: format!("more than {} pages", u32::MAX - 1),
             });
         }
-        if let Some(ts) = self.text_store.as_mut() {
-            ts.push_encoded(&p.text).map_err(consumer)?;
-        }
+        self.stores.push(&p.structure, &p.text).map_err(consumer)?;
         if let Some(ti) = text_index {
             index::fault::point("text");
             ti.add_docs(n, std::mem::take(&mut p.docs))
@@ -120,9 +147,6 @@ impl Sinks {
                 std::mem::take(&mut p.categories),
             )
             .map_err(consumer)?;
-        }
-        if let Some(st) = self.structures.as_mut() {
-            st.push_encoded(&p.structure).map_err(consumer)?;
         }
         self.titles
             .push(KeyVal {
@@ -153,9 +177,8 @@ impl Sinks {
 /// What the write phase starts from once the titles are sorted: the stores still open,
 /// the spools, and the page records and title keys to resolve redirects against.
 pub(super) struct Sorted {
-    pub(super) structures: Option<StoreWriter<index::StoredStructure>>,
+    pub(super) stores: RecordStores,
     pub(super) graph: Option<GraphBuilder>,
-    pub(super) text_store: Option<StoreWriter<index::StoredText>>,
     pub(super) redirect_spool: RedirectSpool,
     pub(super) warnings: WarningsWriter,
     pub(super) offsets: Option<index::DumpOffsetsWriter>,
@@ -176,9 +199,8 @@ impl Sinks {
         xml_bytes: u64,
     ) -> Result<Sorted, BuildError> {
         let Sinks {
-            structures,
+            stores,
             graph,
-            text_store,
             pages_tmp,
             titles,
             redirect_spool,
@@ -204,9 +226,8 @@ impl Sinks {
             &mut counts,
         )?;
         Ok(Sorted {
-            structures,
+            stores,
             graph,
-            text_store,
             redirect_spool,
             warnings,
             offsets,

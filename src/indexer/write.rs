@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::extsort::{self, Sorter};
 use super::redirects::{RedirectSpool, Redirects};
-use super::sinks::Sinks;
+use super::sinks::{RecordStores, Sinks};
 use super::{Budget, BuildError, Clock, graph};
 use crate::dump::DumpError;
 use crate::index::manifest::Counts;
@@ -124,17 +124,13 @@ type TextCommit = std::thread::Result<Result<TextCrcs, crate::text::search::Sear
 pub(super) type TextCrcs = BTreeMap<String, u32>;
 
 /// The stores still open at the end of the write phase, and the full-text index's commit.
-type OpenStores = (
-    Option<StoreWriter<index::StoredStructure>>,
-    Option<StoreWriter<index::StoredText>>,
-    Option<TextCommit>,
-);
+type OpenStores = (RecordStores, Option<TextCommit>);
 
 /// Closes the write phase: its two sides' files, sort runs and counts recorded, the
 /// structure, text and warnings stores closed, the full-text index's commit waited for.
 fn close_outputs(
     (pages, graph): (PagesSide, Option<graph::GraphOut>),
-    (structures, text_store, text_done): OpenStores,
+    (stores, text_done): OpenStores,
     (warnings, offsets): (WarningsWriter, Option<index::DumpOffsetsWriter>),
     dir: &Path,
     files: &mut BTreeMap<String, u64>,
@@ -160,12 +156,7 @@ fn close_outputs(
         counts.red_titles = g.red_titles;
         counts.categories = g.categories;
     }
-    if let Some(st) = structures {
-        files.insert(index::files::STRUCTURE.to_string(), st.finish()?);
-    }
-    if let Some(ts) = text_store {
-        files.insert(index::files::TEXT.to_string(), ts.finish()?);
-    }
+    stores.finish(files)?;
     let mut text_crcs = TextCrcs::new();
     if let Some(joined) = text_done {
         text_crcs = joined.map_err(|_| DumpError::Internal {
@@ -241,7 +232,7 @@ pub(super) fn write_phase(
     // Joined before any error is returned: the thread writes into the staging directory.
     let text_done = text_commit.map(|handle| handle.join());
     let (mut counts, mut spills) = (rest.counts, rest.spills);
-    let stores = (rest.structures, rest.text_store, text_done);
+    let stores = (rest.stores, text_done);
     let sides = (pages_side?, graph_side?);
     let text_crcs = close_outputs(
         sides,

@@ -17,18 +17,14 @@ use mlua::{Function, Lua, Table, ffi};
 
 use super::sandbox::FREE_STEPS;
 
-/// Registers `iface.patternCall(which, original, charge, freeBytes)`: a C closure for
-/// `which` (`'find'`, `'match'` or `'gsub'`) that runs `original` (Lua's own C function),
-/// after calling `charge` (Lua) with the same arguments unless the call is surely free;
+/// Registers `iface.patternCall(original, charge, freeBytes, plainFind)`: a C closure
+/// that runs `original` (Lua's own `find`, `match` or `gsub`), after calling `charge`
+/// (Lua) with the same arguments unless the call is surely free (`plainFind`: argument 4
+/// is `find`'s `plain`, and a plain find is free for a subject of at most `freeBytes`);
 /// and `iface.patternFree(s, p)`, the same test for `gmatch`'s wrapper in Lua.
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     let make = lua.create_function(
-        |lua, (which, original, charge, free_bytes): (String, Function, Function, f64)| {
-            let plain_find = match which.as_str() {
-                "find" => true,
-                "match" | "gsub" => false,
-                _ => return Err(mlua::Error::runtime("patternCall: unknown function")),
-            };
+        |lua, (original, charge, free_bytes, plain_find): (Function, Function, f64, bool)| {
             // SAFETY: the three values are at indices 1–3 of the stack `exec_raw` gives;
             // whether argument 4 is `plain` is pushed above them and `lua_pushcclosure`
             // takes the four as upvalues, leaving the closure alone on the stack. A memory

@@ -198,19 +198,19 @@ do
 	-- `find`, `match` and `gsub` are C functions (`pattern_calls.rs`) that make the `free`
 	-- test and call these to charge the other calls before running Lua's own.
 	local patternCall = iface.patternCall
-	string.find = patternCall('find', find, function(s, p, init, plain)
+	string.find = patternCall(find, function(s, p, init, plain)
 		check(s, p, plain, 'find', init, nil, true)
-	end, FREE_BYTES)
-	string.match = patternCall('match', match, function(s, p, init)
+	end, FREE_BYTES, true)
+	string.match = patternCall(match, function(s, p, init)
 		check(s, p, false, 'find', init, nil, true)
-	end, FREE_BYTES)
+	end, FREE_BYTES, false)
 	function string.gmatch(s, p)
 		check(s, p, false, 'gmatch')
 		return gmatch(s, p)
 	end
-	string.gsub = patternCall('gsub', gsub, function(s, p, _, n)
+	string.gsub = patternCall(gsub, function(s, p, _, n)
 		check(s, p, false, 'gsub', nil, n, true)
-	end, FREE_BYTES)
+	end, FREE_BYTES, false)
 end
 
 -- As LuaSandbox does, pcall and xpcall do not catch the end of the time budget:

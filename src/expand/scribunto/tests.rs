@@ -134,8 +134,6 @@ fn script_errors_render_and_are_recorded() {
     assert_eq!(e.text, "caught");
 }
 
-/// Each library file is its own chunk, named after its library: an error raised inside
-/// a library's code says which library it is in, as an error in a module names the module.
 /// `string.find`, `match` and `gsub` are C functions of wikiwit's (`pattern_calls.rs`):
 /// an argument error names the function and the module's line, as Lua 5.1's own (and so
 /// LuaSandbox's) do — `lua5.1` gives these four messages for the same calls — whether
@@ -164,6 +162,8 @@ return p
     );
 }
 
+/// Each library file is its own chunk, named after its library: an error raised inside
+/// a library's code says which library it is in, as an error in a module names the module.
 #[test]
 fn errors_inside_a_library_name_its_file() {
     let code = "return { f = function() return mw.text.truncate('abcdef', 2, {}) end }";

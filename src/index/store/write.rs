@@ -32,7 +32,8 @@ const QUEUE: usize = 8;
 /// Writes records in order.
 pub(crate) struct StoreWriter<T> {
     path: PathBuf,
-    block_size: usize,
+    /// Where blocks end.
+    cut: Cut,
     /// The current block's record bytes, and each record's end within them.
     data: Vec<u8>,
     ends: Vec<u32>,
@@ -136,7 +137,7 @@ impl<T: Serialize> StoreWriter<T> {
             .map_err(|e| IndexError::io(path, e))?;
         Ok(StoreWriter {
             path: path.to_path_buf(),
-            block_size: block_size.max(1),
+            cut: Cut::of(block_size.max(1)),
             data: Vec::new(),
             ends: Vec::new(),
             records: 0,
@@ -164,7 +165,7 @@ impl<T: Serialize> StoreWriter<T> {
     /// Appends a record already encoded with [`super::encode`] (lets workers do the
     /// encoding).
     pub(crate) fn push_encoded(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
-        let cut = Cut::of(self.block_size);
+        let cut = self.cut;
         if !self.ends.is_empty() && self.data.len() + bytes.len() > cut.max {
             self.flush()?;
         }
