@@ -1,38 +1,131 @@
-//! The `__index` of `mw.loadData`'s read-only views (`mw.lua`'s `readOnly`), in C.
+//! The `__index`, `__pairs` and `__ipairs` of `mw.loadData`'s read-only views
+//! (`mw.lua`'s `readOnly`), in C.
 //!
 //! CS1 reads its configuration and whitelist through these views for every parameter of
-//! every citation; written in Lua, each read was a call of a Lua function (a frame, a
-//! dozen instructions). This one does the same lookups without the interpreter: the
-//! data's value, and for a table the call's view of it (made by `readOnly` in Lua the
-//! first time it is reached).
+//! every citation, and walks their lists of aliases with `ipairs`; written in Lua, each
+//! read and each step was a call of a Lua function (a frame, a dozen instructions). These
+//! do the same lookups without the interpreter: the data's value, and for a table the
+//! call's view of it (made by `readOnly` in Lua the first time it is reached).
 
 use std::ffi::c_int;
 
 use mlua::{Function, Lua, Table, Value, ffi};
 
-/// Registers `iface.viewIndex(data, viewSeen, readOnly, fname)`: the `__index` function
-/// of the views of `data` (see [`view_index`]).
+/// Registers `iface.viewIndex(data, viewSeen, readOnly, fname, viewMts)`: the `__index`
+/// function of the views of `data` (see [`view_index`]).
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     let make = lua.create_function(
-        |lua, (data, seen, read_only, fname): (Table, Table, Function, Value)| {
-            // SAFETY: the four values are at indices 1–4 of the stack `exec_raw` gives;
+        |lua, (data, seen, read_only, fname, mts): (Table, Table, Function, Value, Table)| {
+            // SAFETY: the five values are at indices 1–5 of the stack `exec_raw` gives;
             // `lua_pushcclosure` takes them as upvalues and leaves the closure alone on
             // the stack. A memory error is raised into `exec_raw`'s protected call.
             unsafe {
-                lua.exec_raw::<Function>((data, seen, read_only, fname), |state| {
-                    ffi::lua_pushcclosure(state, view_index, 4);
+                lua.exec_raw::<Function>((data, seen, read_only, fname, mts), |state| {
+                    ffi::lua_pushcclosure(state, view_index, 5);
                 })
             }
         },
     )?;
-    iface.set("viewIndex", make)
+    iface.set("viewIndex", make)?;
+    let iterators = lua.create_function(|lua, data: Table| {
+        // SAFETY: `data` is at index 1 of the stack `exec_raw` gives; each closure takes
+        // an iterator over it as its upvalue, and the two are left on the stack. A
+        // memory error is raised into `exec_raw`'s protected call.
+        unsafe {
+            lua.exec_raw::<(Function, Function)>(data, |state| {
+                ffi::lua_pushvalue(state, 1);
+                ffi::lua_pushcclosure(state, view_next, 1);
+                ffi::lua_pushcclosure(state, view_pairs, 1);
+                ffi::lua_pushvalue(state, 1);
+                ffi::lua_pushcclosure(state, view_inext, 1);
+                ffi::lua_pushcclosure(state, view_ipairs, 1);
+                ffi::lua_remove(state, 1);
+            })
+        }
+    })?;
+    iface.set("viewIterators", iterators)
+}
+
+/// `__pairs(view)`: the iterator of upvalue 1, `view` and `nil`.
+unsafe extern "C-unwind" fn view_pairs(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalue `register` gave it.
+    unsafe {
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_pushnil(state);
+        3
+    }
+}
+
+/// `__ipairs(view)`: the iterator of upvalue 1, `view` and 0.
+unsafe extern "C-unwind" fn view_ipairs(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalue `register` gave it.
+    unsafe {
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_pushnumber(state, 0.0);
+        3
+    }
+}
+
+/// The `pairs` iterator `(view, k)` of the data in upvalue 1: the data's key after `k`
+/// (`next`'s order, and its error for a key not in the table) and `view`'s value for it.
+unsafe extern "C-unwind" fn view_next(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalue `register` gave it. `next`'s
+    // error and the view's `__index` may raise through this frame: it holds nothing to
+    // drop.
+    unsafe {
+        ffi::lua_settop(state, 2);
+        if ffi::lua_next(state, ffi::lua_upvalueindex(1)) == 0 {
+            return 0;
+        }
+        ffi::lua_pop(state, 1);
+        ffi::lua_pushvalue(state, 2);
+        ffi::lua_gettable(state, 1);
+        2
+    }
+}
+
+/// The `ipairs` iterator `(view, i)` of the data in upvalue 1: `i + 1` and `view`'s
+/// value for it while the data holds one there.
+unsafe extern "C-unwind" fn view_inext(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalue `register` gave it. The
+    // error below and the view's `__index` may raise through this frame: nothing in it
+    // is dropped after either.
+    unsafe {
+        ffi::lua_settop(state, 2);
+        if ffi::lua_isnumber(state, 2) == 0 {
+            ffi::luaL_where(state, 1);
+            ffi::lua_pushstring(
+                state,
+                c"attempt to perform arithmetic on local 'i' (a ".as_ptr(),
+            );
+            ffi::lua_pushstring(state, ffi::luaL_typename(state, 2));
+            ffi::lua_pushstring(state, c" value)".as_ptr());
+            ffi::lua_concat(state, 4);
+            ffi::lua_error(state);
+        }
+        let i = ffi::lua_tonumber(state, 2) + 1.0;
+        ffi::lua_pushnumber(state, i);
+        ffi::lua_rawget(state, ffi::lua_upvalueindex(1));
+        if ffi::lua_type(state, -1) == ffi::LUA_TNIL {
+            return 0;
+        }
+        ffi::lua_settop(state, 2);
+        ffi::lua_pushnumber(state, i);
+        ffi::lua_pushnumber(state, i);
+        ffi::lua_gettable(state, 1);
+        2
+    }
 }
 
 /// `__index(view, key)` of a view of the data in upvalue 1: the data's value for `key`,
-/// or for a table the view of it that `view`'s call of `mw.loadData` made, made now by
-/// `readOnly` (upvalue 3, with the call's `seen` map and the name in upvalue 4) if the
-/// call has not reached it yet. Each view's `seen` map is found in the weak table of
-/// upvalue 2; a table that is no view fails Scribunto's assertion.
+/// or for a table the view of it that `view`'s call of `mw.loadData` made, made now if
+/// the call has not reached it yet — here as `readOnly` makes it where the page has the
+/// table's metatable already (in the page's map of them, upvalue 5), else by `readOnly`
+/// (upvalue 3, with the call's `seen` map and the name in upvalue 4). Each view's `seen`
+/// map is found in the weak table of upvalue 2; a table that is no view fails
+/// Scribunto's assertion.
 unsafe extern "C-unwind" fn view_index(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function with the upvalues `register` gave it and
     // (as a metamethod) two arguments. Raising an error (the assertion, or one from
@@ -56,6 +149,24 @@ unsafe extern "C-unwind" fn view_index(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_pushvalue(state, 4);
         ffi::lua_rawget(state, 3);
         if ffi::lua_type(state, 5) != ffi::LUA_TNIL {
+            return 1;
+        }
+        ffi::lua_pop(state, 1);
+        // 5: the page's metatable for views of it.
+        ffi::lua_pushvalue(state, 4);
+        ffi::lua_rawget(state, ffi::lua_upvalueindex(5));
+        if ffi::lua_type(state, 5) == ffi::LUA_TTABLE {
+            // `readOnly`: a new view (6), entered in the call's `seen` map and its own
+            // found from it, given the metatable.
+            ffi::lua_newtable(state);
+            ffi::lua_pushvalue(state, 4);
+            ffi::lua_pushvalue(state, 6);
+            ffi::lua_rawset(state, 3);
+            ffi::lua_pushvalue(state, 6);
+            ffi::lua_pushvalue(state, 3);
+            ffi::lua_rawset(state, ffi::lua_upvalueindex(2));
+            ffi::lua_pushvalue(state, 5);
+            ffi::lua_setmetatable(state, 6);
             return 1;
         }
         ffi::lua_settop(state, 4);

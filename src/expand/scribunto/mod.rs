@@ -31,6 +31,7 @@
 //! [`ExpandConfig::now`]: super::ExpandConfig::now
 //! [`TemplateSource`]: super::TemplateSource
 
+mod base_functions;
 mod clone;
 mod data_view;
 mod frame;
@@ -141,7 +142,8 @@ impl PageLua {
         lua.set_app_data(budget.clone());
         let iface = lua.create_table()?;
         sandbox::register(&lua, &iface, &budget, &config.limits)?;
-        pattern_calls::register(&lua, &iface)?;
+        pattern_calls::register(&lua, &iface, &budget)?;
+        base_functions::register(&lua, &iface)?;
         ustring::register(&lua, &iface)?;
         text::register(&lua, &iface)?;
         hash::register(&lua, &iface)?;

@@ -138,8 +138,8 @@ end
 -- one per table and call of mw.loadData), writes raise, `pairs`/`ipairs` walk it; `#` is
 -- 0, as in Scribunto. Every call gets views of its own, so that `rawset` on one leaves
 -- the others alone, but the metatable and its functions are made once per page for each
--- table (`__index` in C, `data_view.rs`; each view's `seen` map found through the weak
--- `viewSeen`): a cited article calls CS1, and so loads its configuration, dozens of
+-- table (`__index`, `__pairs` and `__ipairs` in C, `data_view.rs`; each view's `seen`
+-- map found through the weak `viewSeen`): a cited article calls CS1, and so loads its configuration, dozens of
 -- times, and each call reaches hundreds of its tables. The one difference a module can
 -- see: two views of one table share their metatable within a page, so changing its
 -- fields changes the other views too (and its functions accept any view of the table
@@ -150,35 +150,20 @@ local function resetViews()
 end
 resetViews()
 local readOnly
-local viewIndex = iface.viewIndex
+local viewIndex, viewIterators = iface.viewIndex, iface.viewIterators
 local function viewMt(data, fname)
 	local mt = viewMts[data]
 	if mt then
 		return mt
 	end
 	mt = { mw_loadData = true }
-	mt.__index = viewIndex(data, viewSeen, readOnly, fname)
+	mt.__index = viewIndex(data, viewSeen, readOnly, fname, viewMts)
 	mt.__newindex = function()
 		error('table from ' .. fname .. ' is read-only', 2)
 	end
-	local function pairsfunc(view, k)
-		local nk = next(data, k)
-		if nk ~= nil then
-			return nk, view[nk]
-		end
-	end
-	local function ipairsfunc(view, i)
-		i = i + 1
-		if data[i] ~= nil then
-			return i, view[i]
-		end
-	end
-	mt.__pairs = function(view)
-		return pairsfunc, view, nil
-	end
-	mt.__ipairs = function(view)
-		return ipairsfunc, view, 0
-	end
+	local pairsFn, ipairsFn = viewIterators(data)
+	mt.__pairs = pairsFn
+	mt.__ipairs = ipairsFn
 	mt.__metatable = mt
 	viewMts[data] = mt
 	return mt

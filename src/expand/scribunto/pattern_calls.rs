@@ -1,43 +1,68 @@
 //! `string.find`, `string.match` and `string.gsub` as C functions that run Lua's own
-//! after deciding whether the call is surely free of backtracking cost, and have every
-//! other call charged first by the Lua code that charges it (`sandbox.lua`).
+//! after charging the call: nothing for a call surely free of backtracking cost, the
+//! matcher's steps counted in Rust for a short subject, and through the Lua code that
+//! charges the rest (`sandbox.lua`) for the others.
 //!
 //! The wrappers in Lua ran on every pattern call, and on enwiki's CS1 articles that was
 //! a fifth of the expansion's CPU: the VM's instructions for the test, and two runs of
 //! Lua's own matcher over the pattern to find a repetition or a `%b`, `%f` or
 //! back-reference in it. The same test made here costs a scan of the pattern's bytes.
-//! What a page is charged for bytes and matcher steps is unchanged: the calls that were
-//! charged go through the same Lua code; the free ones never were. Lua's function runs in
-//! the closure's own frame, so an argument error reads as LuaSandbox's does ("Module:X:8:
-//! bad argument #3 to 'gsub' …") rather than pointing into `sandbox.lua`.
+//! The Lua charge of the calls not free (`check`) was still a tenth of the expansion's
+//! time (a profile by Lua function, docs/expansion.md), and for a subject of at most
+//! [`FREE_BYTES`] and a pattern too short to be refused it only asks for the count of
+//! steps, which is made here directly. What a page is charged for bytes and matcher
+//! steps is unchanged; it runs fewer VM instructions of the sandbox's own. Lua's
+//! function runs in the closure's own frame, so an argument error reads as LuaSandbox's
+//! does ("Module:X:8: bad argument #3 to 'gsub' …") rather than pointing into
+//! `sandbox.lua`.
 
 use std::ffi::c_int;
+use std::rc::Rc;
 
 use mlua::{Function, Lua, Table, ffi};
 
-use super::sandbox::FREE_STEPS;
+use super::sandbox::{
+    self, Budget, FREE_BYTES, FREE_STEPS, MAX_PATTERN_ITEMS, PatternWalk, TIMEOUT_MESSAGE,
+};
 
-/// Registers `iface.patternCall(original, charge, freeBytes, plainFind)`: a C closure
-/// that runs `original` (Lua's own `find`, `match` or `gsub`), after calling `charge`
-/// (Lua) with the same arguments unless the call is surely free (`plainFind`: argument 4
-/// is `find`'s `plain`, and a plain find is free for a subject of at most `freeBytes`);
-/// and `iface.patternFree(s, p)`, the same test for `gmatch`'s wrapper in Lua.
-pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
+/// Which function a closure runs (its upvalue 4).
+const FIND: ffi::lua_Integer = 0;
+const MATCH: ffi::lua_Integer = 1;
+const GSUB: ffi::lua_Integer = 2;
+
+/// Registers `iface.patternCalls(find, match, gsub, chargeFind, chargeMatch, chargeGsub)`:
+/// for each of Lua's own `find`, `match` and `gsub`, a C closure that runs it after
+/// charging the call ([`pattern_call`]), asking its Lua `charge` function with the same
+/// arguments where the call needs more than the count of steps; and
+/// `iface.patternFree(s, p)`, the test of a call surely free, for `gmatch`'s wrapper in
+/// Lua.
+pub(super) fn register(lua: &Lua, iface: &Table, budget: &Rc<Budget>) -> mlua::Result<()> {
+    let budget = Rc::as_ptr(budget);
     let make = lua.create_function(
-        |lua, (original, charge, free_bytes, plain_find): (Function, Function, f64, bool)| {
-            // SAFETY: the three values are at indices 1–3 of the stack `exec_raw` gives;
-            // whether argument 4 is `plain` is pushed above them and `lua_pushcclosure`
-            // takes the four as upvalues, leaving the closure alone on the stack. A memory
+        move |lua, functions: (Function, Function, Function, Function, Function, Function)| {
+            // SAFETY: the six functions are at indices 1–6 of the stack `exec_raw` gives;
+            // each closure takes a function and its charge, the budget and its kind as
+            // upvalues, and the three closures are left alone on the stack. The budget
+            // lives as long as the state (it is the state's app data, `PageLua`), so
+            // the pointer the closures keep stays valid while they can run. A memory
             // error is raised into `exec_raw`'s protected call.
             unsafe {
-                lua.exec_raw::<Function>((original, charge, free_bytes), |state| {
-                    ffi::lua_pushboolean(state, c_int::from(plain_find));
-                    ffi::lua_pushcclosure(state, pattern_call, 4);
+                lua.exec_raw::<(Function, Function, Function)>(functions, |state| {
+                    for (i, kind) in [(1, FIND), (2, MATCH), (3, GSUB)] {
+                        ffi::lua_pushvalue(state, i);
+                        ffi::lua_pushvalue(state, i + 3);
+                        ffi::lua_pushlightuserdata(state, budget.cast_mut().cast());
+                        ffi::lua_pushinteger(state, kind);
+                        ffi::lua_pushcclosure(state, pattern_call, 4);
+                    }
+                    for _ in 0..6 {
+                        ffi::lua_remove(state, 1);
+                    }
                 })
             }
         },
     )?;
-    iface.set("patternCall", make)?;
+    iface.set("patternCalls", make)?;
     // SAFETY: pushes a C function without upvalues on the stack `exec_raw` gives; a
     // memory error is raised into its protected call.
     let free = unsafe {
@@ -46,31 +71,62 @@ pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     iface.set("patternFree", free)
 }
 
-/// The closure `register` makes: upvalues 1 `original`, 2 `charge`, 3 the plain-find
-/// subject bound, 4 whether argument 4 is `find`'s `plain`. Unless the call is surely
-/// free, calls `charge` with its arguments; then runs `original` in this frame and
-/// returns what it returns.
+/// The closure `register` makes: upvalues 1 `original`, 2 `charge`, 3 the page's
+/// [`Budget`], 4 which function it is. A call surely free is charged nothing; one of
+/// string subject and pattern, a subject of at most [`FREE_BYTES`] and a pattern of at
+/// most [`MAX_PATTERN_ITEMS`] bytes is charged the matcher's steps here (all `charge`
+/// would do); any other is charged by `charge`, called with its arguments. Then runs
+/// `original` in this frame and returns what it returns.
 unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function with the upvalues `register` gave it. The
-    // call below may raise a Lua error (the callee's, or memory), which unwinds through
-    // this frame: it holds nothing to drop.
+    // calls below may raise a Lua error (the callee's, the budget's, or memory), which
+    // unwinds through this frame: nothing in it is dropped after any of them.
     unsafe {
-        let free = if ffi::lua_toboolean(state, ffi::lua_upvalueindex(4)) != 0
-            && ffi::lua_toboolean(state, 4) != 0
-        {
-            let free_bytes = ffi::lua_tonumber(state, ffi::lua_upvalueindex(3));
-            string_at(state, 1).is_some_and(|s| s.len() as f64 <= free_bytes)
+        let kind = ffi::lua_tointeger(state, ffi::lua_upvalueindex(4));
+        let plain = kind == FIND && ffi::lua_toboolean(state, 4) != 0;
+        let (s, p) = (string_at(state, 1), string_at(state, 2));
+        let free = if plain {
+            s.is_some_and(|s| s.len() <= FREE_BYTES)
         } else {
-            free_at(state)
+            matches!((s, p), (Some(s), Some(p)) if surely_free(s, p))
         };
         if !free {
-            // The charge first, with the call's arguments: it may end the page's budget.
-            let args = ffi::lua_gettop(state);
-            ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
-            for i in 1..=args {
-                ffi::lua_pushvalue(state, i);
+            match (s, p) {
+                (Some(s), Some(p))
+                    if !plain && s.len() <= FREE_BYTES && p.len() <= MAX_PATTERN_ITEMS =>
+                {
+                    let walk = if kind == GSUB {
+                        PatternWalk::Gsub {
+                            n: number_at(state, 4),
+                        }
+                    } else {
+                        PatternWalk::Find {
+                            init: number_at(state, 3),
+                        }
+                    };
+                    let budget = ffi::lua_touserdata(state, ffi::lua_upvalueindex(3));
+                    let spent =
+                        sandbox::charge_pattern(&*budget.cast::<Budget>(), s, p, walk).is_err();
+                    if spent {
+                        // The budget is marked spent; the error ends the page's scripts
+                        // as the hook's does (`sandbox.lua`'s `pcall` lets it through).
+                        ffi::lua_pushlstring(
+                            state,
+                            TIMEOUT_MESSAGE.as_ptr().cast(),
+                            TIMEOUT_MESSAGE.len(),
+                        );
+                        ffi::lua_error(state);
+                    }
+                }
+                _ => {
+                    let args = ffi::lua_gettop(state);
+                    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+                    for i in 1..=args {
+                        ffi::lua_pushvalue(state, i);
+                    }
+                    ffi::lua_call(state, args, 0);
+                }
             }
-            ffi::lua_call(state, args, 0);
         }
         // In this frame, as if the module had called it: its errors name the function and
         // the module's line as LuaSandbox's do.
@@ -79,6 +135,15 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
             None => 0,
         }
     }
+}
+
+/// `tonumber` of the argument at `idx`: a number, or a string Lua converts to one.
+///
+/// # Safety
+/// `state` is a live Lua state inside a C function's call.
+unsafe fn number_at(state: *mut ffi::lua_State, idx: c_int) -> Option<f64> {
+    // SAFETY: the caller's; neither call raises.
+    unsafe { (ffi::lua_isnumber(state, idx) != 0).then(|| ffi::lua_tonumber(state, idx)) }
 }
 
 /// `iface.patternFree(s, p)`: whether a call of subject `s` and pattern `p` is surely

@@ -6,9 +6,8 @@
 -- Called with (iface, site, lib): `iface.expired` tells whether the page's instruction
 -- budget ran out; `site.now` is the pinned time; `lib` receives what later files use.
 local iface, site, lib = ...
-local rawsetfenv, rawloadstring, rawtostring, rawpairs, rawipairs =
-	setfenv, loadstring, tostring, pairs, ipairs
-local type, error, tonumber, rawgetmetatable, rawget = type, error, tonumber, getmetatable, rawget
+local rawsetfenv, rawloadstring, rawpairs = setfenv, loadstring, pairs
+local type, error, tonumber, rawgetmetatable = type, error, tonumber, getmetatable
 local floor = math.floor
 -- Captured before they are removed: module environments (`mw.lua`, `frame.lua`) and
 -- `mw.site` (`site.lua`) need them.
@@ -30,44 +29,14 @@ function loadstring(s, name)
 	end
 	return rawloadstring(s, name)
 end
--- Addresses differ from run to run: never print them.
-function tostring(v)
-	local t = type(v)
-	if t == 'table' or t == 'function' or t == 'userdata' or t == 'thread' then
-		local mt = getmetatable(v)
-		if type(mt) == 'table' and rawget(mt, '__tostring') then
-			return rawtostring(v)
-		end
-		return t
-	end
-	return rawtostring(v)
-end
--- `__pairs` and `__ipairs` as Lua 5.2 has them; as in Scribunto, only the first three
--- values of the metamethod are an iterator's.
-function pairs(t)
-	local mt = getmetatable(t)
-	if type(mt) == 'table' and rawget(mt, '__pairs') then
-		local f, s, v = mt.__pairs(t)
-		return f, s, v
-	end
-	return rawpairs(t)
-end
-function ipairs(t)
-	local mt = getmetatable(t)
-	if type(mt) == 'table' and rawget(mt, '__ipairs') then
-		local f, s, v = mt.__ipairs(t)
-		return f, s, v
-	end
-	return rawipairs(t)
-end
--- The metatable of strings (whose `__index` is the real `string` table) and of any other
--- non-table would let a module change what every other module sees.
-function getmetatable(v)
-	if type(v) == 'table' then
-		return rawgetmetatable(v)
-	end
-	return nil
-end
+-- Addresses differ from run to run: never print them (`tostring` writes a table,
+-- function, userdata or thread as its type's name unless its metatable has a
+-- `__tostring`). `pairs` and `ipairs` honour `__pairs` and `__ipairs` as Lua 5.2 does;
+-- as in Scribunto, only the first three values of the metamethod are an iterator's.
+-- `getmetatable` answers only for tables: the metatable of strings (whose `__index` is
+-- the real `string` table) and of any other non-table would let a module change what
+-- every other module sees. All four are C functions (`base_functions.rs`).
+tostring, pairs, ipairs, getmetatable = iface.tostring, iface.pairs, iface.ipairs, iface.getmetatable
 
 -- Library functions that trust their arguments. Lua 5.1's `unpack` computes the count of
 -- results in an `int`: a range such as (0, 2^31 - 1) overflows it and the C stack is
@@ -105,7 +74,7 @@ end
 local charge, memoryLimit = iface.charge, iface.memoryLimit
 -- Bytes a C function may touch before its work is charged; below this a call costs
 -- about what the instructions that make it cost.
-local FREE_BYTES = 4096
+local FREE_BYTES = iface.freeBytes
 do
 	local rep, floor = string.rep, math.floor
 	function string.rep(s, n)
@@ -167,14 +136,15 @@ end
 -- subject is charged like the string functions above, and the matcher's backtracking by
 -- the steps it will take (counted in Rust by the same algorithm, up to the budget left).
 do
-	local MAX_ITEMS = 10000
+	local MAX_ITEMS = iface.maxPatternItems
 	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
 	local patternCost = iface.patternCost
 	-- Whether a call of string `s` and pattern `p` is surely free (`pattern_calls.rs`):
 	-- no repetition, `%b`, `%f` or back-reference, and a short subject — below
 	-- FREE_BYTES too; a `plain` find only needs a subject of at most FREE_BYTES. Most
-	-- calls are: `find`, `match` and `gsub` make the test in C and run only the others'
-	-- charge in Lua, whose instructions a page is charged; `gmatch` asks here.
+	-- calls are: `find`, `match` and `gsub` make the test in C, count the steps of the
+	-- others on a subject of at most FREE_BYTES there too, and leave the rest to
+	-- `check` below, whose instructions a page is charged; `gmatch` asks here.
 	local free = iface.patternFree
 	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
 	-- backtracking will cost (charged before C runs it: `iface.patternCost`); `costly`:
@@ -196,21 +166,22 @@ do
 		end
 	end
 	-- `find`, `match` and `gsub` are C functions (`pattern_calls.rs`) that make the `free`
-	-- test and call these to charge the other calls before running Lua's own.
-	local patternCall = iface.patternCall
-	string.find = patternCall(find, function(s, p, init, plain)
-		check(s, p, plain, 'find', init, nil, true)
-	end, FREE_BYTES, true)
-	string.match = patternCall(match, function(s, p, init)
-		check(s, p, false, 'find', init, nil, true)
-	end, FREE_BYTES, false)
+	-- test, count the steps of a short subject's call themselves and call these to charge
+	-- the other calls before running Lua's own.
+	string.find, string.match, string.gsub = iface.patternCalls(find, match, gsub,
+		function(s, p, init, plain)
+			check(s, p, plain, 'find', init, nil, true)
+		end,
+		function(s, p, init)
+			check(s, p, false, 'find', init, nil, true)
+		end,
+		function(s, p, _, n)
+			check(s, p, false, 'gsub', nil, n, true)
+		end)
 	function string.gmatch(s, p)
 		check(s, p, false, 'gmatch')
 		return gmatch(s, p)
 	end
-	string.gsub = patternCall(gsub, function(s, p, _, n)
-		check(s, p, false, 'gsub', nil, n, true)
-	end, FREE_BYTES, false)
 end
 
 -- As LuaSandbox does, pcall and xpcall do not catch the end of the time budget:

@@ -278,8 +278,9 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
 /// pattern functions go through), and collects garbage when it is due
 /// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
-/// spend on a call (its backtracking), asked by `sandbox.lua` only for the calls it
-/// does not find surely free (`pattern_calls.rs`, `pattern_cost.rs`);
+/// spend on a call (its backtracking), asked by `sandbox.lua` for `gmatch` and for the
+/// calls that `pattern_calls.rs` leaves to it (`pattern_cost.rs`); `iface.freeBytes` and
+/// `iface.maxPatternItems`: [`FREE_BYTES`] and [`MAX_PATTERN_ITEMS`];
 /// `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
 /// fails before it is built.
 pub(super) fn register(
@@ -304,8 +305,12 @@ pub(super) fn register(
     let b = budget.clone();
     iface.set(
         "patternCost",
-        lua.create_function(move |_, a: PatternCall| charge_pattern(&b, &a))?,
+        lua.create_function(move |_, a: PatternCall| {
+            charge_pattern(&b, &a.0.as_bytes(), &a.1.as_bytes(), pattern_walk(&a))
+        })?,
     )?;
+    iface.set("freeBytes", FREE_BYTES as f64)?;
+    iface.set("maxPatternItems", MAX_PATTERN_ITEMS as f64)?;
     iface.set("memoryLimit", limits.lua_memory as f64)
 }
 
@@ -324,28 +329,63 @@ type PatternCall = (
 pub(super) const FREE_STEPS: u64 = 1024;
 const STEPS_PER_INSTRUCTION: u64 = 4;
 
+/// Bytes a C function may touch before its work is charged (`sandbox.lua`'s
+/// `FREE_BYTES`): below this a call costs about what the instructions that make it cost.
+pub(super) const FREE_BYTES: usize = 4096;
+
+/// Items (`?`, `*`, `+`, `-`, `(`) a pattern may hold: Lua 5.1's matcher recurses in C
+/// once per quantifier or capture, with no bound of its own (`sandbox.lua`).
+pub(super) const MAX_PATTERN_ITEMS: usize = 10_000;
+
+/// How a pattern function walks the subject, and the arguments that bound the walk.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum PatternWalk {
+    /// `find` and `match` from `init` (`tonumber` of their third argument).
+    Find { init: Option<f64> },
+    /// `gmatch`.
+    Gmatch,
+    /// `gsub` of at most `n` replacements (`tonumber` of its fourth argument).
+    Gsub { n: Option<f64> },
+}
+
+/// `iface.patternCost`'s arguments as the walk they describe.
+fn pattern_walk((_, _, what, init, n): &PatternCall) -> PatternWalk {
+    match what.as_str() {
+        "gmatch" => PatternWalk::Gmatch,
+        "gsub" => PatternWalk::Gsub { n: *n },
+        _ => PatternWalk::Find { init: *init },
+    }
+}
+
 /// Charges the steps the matcher will take on a call ([`pattern_cost`]) before C runs
 /// it, counting no further than the budget left: past it, the budget's error.
-fn charge_pattern(b: &Budget, (s, p, what, init, n): &PatternCall) -> mlua::Result<()> {
+pub(super) fn charge_pattern(
+    b: &Budget,
+    s: &[u8],
+    p: &[u8],
+    walk: PatternWalk,
+) -> mlua::Result<()> {
     if b.limit.get() == 0 {
         return Ok(());
     }
-    let (s, p) = (s.as_bytes(), p.as_bytes());
     let len = s.len() as f64;
+    let (init, mode) = match walk {
+        PatternWalk::Find { init } => (init, Mode::First),
+        PatternWalk::Gmatch => (None, Mode::All),
+        PatternWalk::Gsub { n } => (
+            None,
+            Mode::Replace(n.map_or(s.len() + 1, |n| n.trunc().max(0.0) as usize)),
+        ),
+    };
     // `posrelat(init) - 1` clamped to the subject, as `str_find_aux` reads `init`.
     let init = init.map_or(0.0, |i| {
         let i = i.trunc();
         if i < 0.0 { len + i } else { i - 1.0 }
     });
     let init = init.clamp(0.0, len) as usize;
-    let mode = match what.as_str() {
-        "gmatch" => Mode::All,
-        "gsub" => Mode::Replace(n.map_or(s.len() + 1, |n| n.trunc().max(0.0) as usize)),
-        _ => Mode::First,
-    };
     let left = b.limit.get().saturating_sub(b.used.get());
     let limit = FREE_STEPS.saturating_add(left.saturating_mul(STEPS_PER_INSTRUCTION));
-    let steps = pattern_cost::steps(&s, &p, init, mode, limit);
+    let steps = pattern_cost::steps(s, p, init, mode, limit);
     if steps > FREE_STEPS {
         charge(
             b,

@@ -16,6 +16,13 @@ fn run_mods(mods: &[(String, &str)], extra: &[(&str, &str)], text: &str) -> Expa
     run(&pages, text)
 }
 
+/// What `{{#invoke:T|f}}` expands to where `Module:T`'s `p.f` has `body` (its first line
+/// is the module's line 4, as error positions read).
+fn f_text(body: &str) -> String {
+    let code = format!("\nlocal p = {{}}\nfunction p.f()\n{body}end\nreturn p\n");
+    run_mods(&[(String::from("Module:T"), &code)], &[], "{{#invoke:T|f}}").text
+}
+
 fn warning_kinds(e: &Expansion) -> Vec<String> {
     e.warnings
         .iter()
@@ -140,25 +147,58 @@ fn script_errors_render_and_are_recorded() {
 /// the call is one the sandbox charges (a long subject) or not.
 #[test]
 fn pattern_function_errors_read_as_lua_5_1s() {
-    let m = r#"
-local p = {}
-function p.f()
-    local long = string.rep('x', 5000)
+    let text = f_text(
+        r#"    local long = string.rep('x', 5000)
     local _, e1 = pcall(function() return string.find(nil, 'x') end)
     local _, e2 = pcall(function() return string.gsub('abc', 'b') end)
     local _, e3 = pcall(function() return ('abc'):find('b', {}) end)
     local _, e4 = pcall(function() return long:match('x*', {}) end)
     return table.concat({ e1, e2, e3, e4 }, '|')
-end
-return p
-"#;
-    let e = run_mods(&[module("T", m)], &[], "{{#invoke:T|f}}");
+"#,
+    );
     assert_eq!(
-        e.text,
+        text,
         "Module:T:5: bad argument #1 to 'find' (string expected, got nil)|\
          Module:T:6: bad argument #3 to 'gsub' (string/function/table expected)|\
          Module:T:7: bad argument #2 to 'find' (number expected, got table)|\
          Module:T:8: bad argument #2 to 'match' (number expected, got table)"
+    );
+}
+
+/// `pairs`, `ipairs`, `getmetatable` and `tostring` are C functions of wikiwit's
+/// (`base_functions.rs`): an argument error names the function and the module's line as
+/// `lua5.1` does for the same calls, and what the sandbox changes still holds —
+/// `__pairs`/`__ipairs` (three values of theirs, found through a `__metatable` field as
+/// `getmetatable` finds it), no metatable for a string, no address in `tostring`.
+#[test]
+fn base_functions_read_as_lua_5_1s_with_the_sandboxs_changes() {
+    let text = f_text(
+        r#"    local _, e1 = pcall(function() return pairs(nil) end)
+    local _, e2 = pcall(function() return ipairs(5) end)
+    local _, e3 = pcall(function() for i, v in ipairs() do end end)
+    local four = setmetatable({}, { __pairs = function(t) return next, { 'a' }, nil, 'x' end })
+    local n = select('#', pairs(four))
+    local walked = {}
+    for k, v in pairs(four) do walked[#walked + 1] = k .. '=' .. v end
+    local hidden = setmetatable({}, { __metatable = { __ipairs = function() return function(_, i)
+        if i < 2 then return i + 1, 'v' .. (i + 1) end
+    end, nil, 0 end } })
+    for i, v in ipairs(hidden) do walked[#walked + 1] = i .. '=' .. v end
+    local falsy = setmetatable({ 'plain' }, { __ipairs = false })
+    for i, v in ipairs(falsy) do walked[#walked + 1] = i .. '=' .. v end
+    local named = setmetatable({}, { __tostring = function() return 'named' end })
+    return table.concat({ e1, e2, e3, n, table.concat(walked, ' '),
+        tostring(getmetatable('')), tostring(getmetatable({})), tostring(getmetatable()),
+        tostring({}), tostring(print or tostring), tostring(named), tostring(), tostring(1.5),
+        tostring(setmetatable({}, { __metatable = 'locked' })) }, '|')
+"#,
+    );
+    assert_eq!(
+        text,
+        "Module:T:4: bad argument #1 to 'pairs' (table expected, got nil)|\
+         Module:T:5: bad argument #1 to 'ipairs' (table expected, got number)|\
+         Module:T:6: bad argument #1 to 'ipairs' (table expected, got no value)|\
+         3|1=a 1=v1 2=v2 1=plain|nil|nil|nil|table|function|named|nil|1.5|table"
     );
 }
 
