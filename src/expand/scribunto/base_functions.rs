@@ -26,7 +26,9 @@ pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
                 ffi::lua_getfield(state, ffi::LUA_GLOBALSINDEX, name.as_ptr());
                 // Lua's `pairs` and `ipairs` are closures over their iterator, which
                 // they read as upvalue 1: the new closure carries it at the same place.
-                ffi::lua_getupvalue(state, -1, 1);
+                if ffi::lua_getupvalue(state, -1, 1).is_null() {
+                    ffi::lua_pushnil(state);
+                }
                 ffi::lua_pushvalue(state, -2);
                 ffi::lua_pushstring(state, event.as_ptr());
                 ffi::lua_pushcclosure(state, iterate, 3);
