@@ -61,24 +61,20 @@ unsafe fn original(state: *mut ffi::lua_State, up: c_int) -> c_int {
     }
 }
 
-/// Pushes what the sandbox's `getmetatable(v)` answers for the table at index 1 — Lua's
-/// own answer, the `__metatable` field where the metatable has one — and whether there
-/// is one (nothing pushed if not).
+/// Pushes what Lua's `getmetatable` answers for the value at `idx` (an absolute index) —
+/// its metatable, or the metatable's `__metatable` field where it has one — and whether
+/// the value has a metatable (nothing pushed if not).
 ///
 /// # Safety
-/// Inside a C function with a table at index 1.
-unsafe fn push_visible_metatable(state: *mut ffi::lua_State) -> bool {
-    // SAFETY: the caller's; `lua_rawget` on a table cannot raise.
+/// `state` is a live Lua state with room for two more values; `idx` is valid.
+pub(super) unsafe fn push_visible_metatable(state: *mut ffi::lua_State, idx: c_int) -> bool {
+    // SAFETY: the caller's; raw reads of a metatable cannot raise.
     unsafe {
-        if ffi::lua_getmetatable(state, 1) == 0 {
+        if ffi::lua_getmetatable(state, idx) == 0 {
             return false;
         }
-        ffi::lua_pushstring(state, c"__metatable".as_ptr());
-        ffi::lua_rawget(state, -2);
-        if ffi::lua_type(state, -1) == ffi::LUA_TNIL {
-            ffi::lua_pop(state, 1);
-        } else {
-            ffi::lua_replace(state, -2);
+        if ffi::luaL_getmetafield_(state, idx, c"__metatable".as_ptr()) != 0 {
+            ffi::lua_remove(state, -2);
         }
         true
     }
@@ -93,7 +89,7 @@ unsafe extern "C-unwind" fn iterate(state: *mut ffi::lua_State) -> c_int {
     // metamethod's call may raise, unwinding this frame, which holds nothing to drop.
     unsafe {
         let top = ffi::lua_gettop(state);
-        if ffi::lua_type(state, 1) == ffi::LUA_TTABLE && push_visible_metatable(state) {
+        if ffi::lua_type(state, 1) == ffi::LUA_TTABLE && push_visible_metatable(state, 1) {
             if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
                 ffi::lua_pushvalue(state, ffi::lua_upvalueindex(3));
                 ffi::lua_rawget(state, -2);
@@ -137,7 +133,7 @@ unsafe extern "C-unwind" fn tostring(state: *mut ffi::lua_State) -> c_int {
         match t {
             ffi::LUA_TTABLE => {
                 let top = ffi::lua_gettop(state);
-                let own = push_visible_metatable(state)
+                let own = push_visible_metatable(state, 1)
                     && ffi::lua_type(state, -1) == ffi::LUA_TTABLE
                     && {
                         ffi::lua_pushstring(state, c"__tostring".as_ptr());

@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table, Value, ffi};
 
+use super::base_functions::push_visible_metatable;
 use super::sandbox::{self, Budget};
 
 /// Tables nested deeper than this are left to `mw.clone`, whose recursion in Lua ends
@@ -93,10 +94,7 @@ unsafe fn copy(
             *entries += 1;
         }
         // The metatable as `getmetatable` gives it (its `__metatable` field if set).
-        if ffi::lua_getmetatable(state, idx) != 0 {
-            if ffi::luaL_getmetafield_(state, idx, c"__metatable".as_ptr()) != 0 {
-                ffi::lua_remove(state, -2);
-            }
+        if push_visible_metatable(state, idx) {
             let m = ffi::lua_gettop(state);
             match ffi::lua_type(state, m) {
                 ffi::LUA_TTABLE => {

@@ -181,6 +181,8 @@ function p.first()
         tostring(getmetatable(a).mw_loadData), tostring(getmetatable(a) == getmetatable(b)),
         try(function() a.t.x = 1 end), try(getmetatable(a).__index, {}, 'str'),
         try(setmetatable, a, {}),
+        try(function() local f, s = pairs(a.t) return f(s, 'nokey') end),
+        try(function() local f, s = ipairs(a.list) return f(s, 'x') end),
     }, ';') .. ';' .. tostring(rawset(getmetatable(a), 'marker', 'set') ~= nil)
 end
 function p.second()
@@ -209,7 +211,8 @@ return p
         [
             "false;true;false;true;ugh;data;ugh;nil;x=1;a b c;true;true;\
              table from mw.loadData is read-only;assertion failed!;\
-             cannot change a protected metatable;true",
+             cannot change a protected metatable;invalid key to 'next';\
+             attempt to perform arithmetic on local 'i' (a string value);true",
             "data;nil;nil;set",
             "set",
         ]
