@@ -6,8 +6,8 @@
 //! (a profile by Lua function, docs/expansion.md), most of it the VM's frames, not work.
 //! These decide the same way without the interpreter and then run Lua's own function in
 //! their own frame, so that an argument error names the function the module called
-//! ("bad argument #1 to 'ipairs' (table expected, got nil)", as LuaSandbox's C versions
-//! say) rather than a wrapper's local.
+//! ("bad argument #1 to 'ipairs' (table expected, got nil)", as `lua5.1` says) rather
+//! than a wrapper's local.
 
 use std::ffi::{CStr, c_int};
 
