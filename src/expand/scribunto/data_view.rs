@@ -1,49 +1,100 @@
-//! The `__index`, `__pairs` and `__ipairs` of `mw.loadData`'s read-only views
-//! (`mw.lua`'s `readOnly`), in C.
+//! `mw.loadData`'s read-only views (`mw.lua`'s `readOnly`) in C: making a view, and its
+//! `__index`, `__pairs` and `__ipairs`.
 //!
 //! CS1 reads its configuration and whitelist through these views for every parameter of
 //! every citation, and walks their lists of aliases with `ipairs`; written in Lua, each
-//! read and each step was a call of a Lua function (a frame, a dozen instructions). These
-//! do the same lookups without the interpreter: the data's value, and for a table the
-//! call's view of it (made by `readOnly` in Lua the first time it is reached).
+//! read, each step and each nested view made was a call of a Lua function (a frame, a
+//! dozen instructions). These do the same work without the interpreter: the data's
+//! value, and for a table the call's view of it, made the first time it is reached.
 
 use std::ffi::c_int;
 
 use mlua::{Function, Lua, Table, Value, ffi};
 
-/// Registers `iface.viewIndex(data, viewSeen, readOnly, fname, viewMts)`: the `__index`
-/// function of the views of `data` (see [`view_index`]).
+/// Registers `iface.viewMaker(viewSeen, viewMts, viewMt)`, which makes a page's
+/// `readOnly(data, seen, fname)` ([`read_only`]), and `iface.viewFunctions(data,
+/// viewSeen, readOnly, fname)`: the `__index`, `__pairs` and `__ipairs` of the views of
+/// `data` ([`view_index`], [`view_pairs`], [`view_ipairs`]).
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
-    let make = lua.create_function(
-        |lua, (data, seen, read_only, fname, mts): (Table, Table, Function, Value, Table)| {
-            // SAFETY: the five values are at indices 1–5 of the stack `exec_raw` gives;
+    let maker =
+        lua.create_function(|lua, (view_seen, mts, view_mt): (Table, Table, Function)| {
+            // SAFETY: the three values are at indices 1–3 of the stack `exec_raw` gives;
             // `lua_pushcclosure` takes them as upvalues and leaves the closure alone on
             // the stack. A memory error is raised into `exec_raw`'s protected call.
             unsafe {
-                lua.exec_raw::<Function>((data, seen, read_only, fname, mts), |state| {
-                    ffi::lua_pushcclosure(state, view_index, 5);
+                lua.exec_raw::<Function>((view_seen, mts, view_mt), |state| {
+                    ffi::lua_pushcclosure(state, read_only, 3);
                 })
+            }
+        })?;
+    iface.set("viewMaker", maker)?;
+    let functions = lua.create_function(
+        |lua, (data, seen, read_only, fname): (Table, Table, Function, Value)| {
+            // SAFETY: the four values are at indices 1–4 of the stack `exec_raw` gives.
+            // The `__index` closure takes copies of them as its upvalues; each of the
+            // others takes an iterator over `data` (index 1) as its upvalue; the four
+            // values are then removed, leaving the three closures. A memory error is
+            // raised into `exec_raw`'s protected call.
+            unsafe {
+                lua.exec_raw::<(Function, Function, Function)>(
+                    (data, seen, read_only, fname),
+                    |state| {
+                        for i in 1..=4 {
+                            ffi::lua_pushvalue(state, i);
+                        }
+                        ffi::lua_pushcclosure(state, view_index, 4);
+                        ffi::lua_pushvalue(state, 1);
+                        ffi::lua_pushcclosure(state, view_next, 1);
+                        ffi::lua_pushcclosure(state, view_pairs, 1);
+                        ffi::lua_pushvalue(state, 1);
+                        ffi::lua_pushcclosure(state, view_inext, 1);
+                        ffi::lua_pushcclosure(state, view_ipairs, 1);
+                        for _ in 0..4 {
+                            ffi::lua_remove(state, 1);
+                        }
+                    },
+                )
             }
         },
     )?;
-    iface.set("viewIndex", make)?;
-    let iterators = lua.create_function(|lua, data: Table| {
-        // SAFETY: `data` is at index 1 of the stack `exec_raw` gives; each closure takes
-        // an iterator over it as its upvalue, and the two are left on the stack. A
-        // memory error is raised into `exec_raw`'s protected call.
-        unsafe {
-            lua.exec_raw::<(Function, Function)>(data, |state| {
-                ffi::lua_pushvalue(state, 1);
-                ffi::lua_pushcclosure(state, view_next, 1);
-                ffi::lua_pushcclosure(state, view_pairs, 1);
-                ffi::lua_pushvalue(state, 1);
-                ffi::lua_pushcclosure(state, view_inext, 1);
-                ffi::lua_pushcclosure(state, view_ipairs, 1);
-                ffi::lua_remove(state, 1);
-            })
+    iface.set("viewFunctions", functions)
+}
+
+/// `readOnly(data, seen, fname)` of a page: a new view of `data` for the call of
+/// `mw.loadData` whose map of views is `seen` (a new map when `nil`, as `seen or {}`), entered in it and
+/// its own map found from it through the page's weak `viewSeen` (upvalue 1), with the
+/// page's metatable for views of `data` (from upvalue 2, made by `viewMt`, upvalue 3,
+/// the first time).
+unsafe extern "C-unwind" fn read_only(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua as a C function with the upvalues `register` gave it.
+    // `viewMt` may raise (memory) through this frame, which holds nothing to drop.
+    unsafe {
+        ffi::lua_settop(state, 3);
+        if ffi::lua_toboolean(state, 2) == 0 {
+            ffi::lua_newtable(state);
+            ffi::lua_replace(state, 2);
         }
-    })?;
-    iface.set("viewIterators", iterators)
+        // 4: the view.
+        ffi::lua_newtable(state);
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_pushvalue(state, 4);
+        ffi::lua_rawset(state, 2);
+        ffi::lua_pushvalue(state, 4);
+        ffi::lua_pushvalue(state, 2);
+        ffi::lua_rawset(state, ffi::lua_upvalueindex(1));
+        // 5: the metatable.
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_rawget(state, ffi::lua_upvalueindex(2));
+        if ffi::lua_type(state, 5) == ffi::LUA_TNIL {
+            ffi::lua_pop(state, 1);
+            ffi::lua_pushvalue(state, ffi::lua_upvalueindex(3));
+            ffi::lua_pushvalue(state, 1);
+            ffi::lua_pushvalue(state, 3);
+            ffi::lua_call(state, 2, 1);
+        }
+        ffi::lua_setmetatable(state, 4);
+        1
+    }
 }
 
 /// `__pairs(view)`: the iterator of upvalue 1, `view` and `nil`.
@@ -120,12 +171,10 @@ unsafe extern "C-unwind" fn view_inext(state: *mut ffi::lua_State) -> c_int {
 }
 
 /// `__index(view, key)` of a view of the data in upvalue 1: the data's value for `key`,
-/// or for a table the view of it that `view`'s call of `mw.loadData` made, made now if
-/// the call has not reached it yet — here as `readOnly` makes it where the page has the
-/// table's metatable already (in the page's map of them, upvalue 5), else by `readOnly`
-/// (upvalue 3, with the call's `seen` map and the name in upvalue 4). Each view's `seen`
-/// map is found in the weak table of upvalue 2; a table that is no view fails
-/// Scribunto's assertion.
+/// or for a table the view of it that `view`'s call of `mw.loadData` made, made now by
+/// `readOnly` (upvalue 3, [`read_only`], with the call's `seen` map and the name in
+/// upvalue 4) if the call has not reached it yet. Each view's `seen` map is found in the
+/// weak table of upvalue 2; a table that is no view fails Scribunto's assertion.
 unsafe extern "C-unwind" fn view_index(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function with the upvalues `register` gave it and
     // (as a metamethod) two arguments. Raising an error (the assertion, or one from
@@ -149,24 +198,6 @@ unsafe extern "C-unwind" fn view_index(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_pushvalue(state, 4);
         ffi::lua_rawget(state, 3);
         if ffi::lua_type(state, 5) != ffi::LUA_TNIL {
-            return 1;
-        }
-        ffi::lua_pop(state, 1);
-        // 5: the page's metatable for views of it.
-        ffi::lua_pushvalue(state, 4);
-        ffi::lua_rawget(state, ffi::lua_upvalueindex(5));
-        if ffi::lua_type(state, 5) == ffi::LUA_TTABLE {
-            // `readOnly`: a new view (6), entered in the call's `seen` map and its own
-            // found from it, given the metatable.
-            ffi::lua_newtable(state);
-            ffi::lua_pushvalue(state, 4);
-            ffi::lua_pushvalue(state, 6);
-            ffi::lua_rawset(state, 3);
-            ffi::lua_pushvalue(state, 6);
-            ffi::lua_pushvalue(state, 3);
-            ffi::lua_rawset(state, ffi::lua_upvalueindex(2));
-            ffi::lua_pushvalue(state, 5);
-            ffi::lua_setmetatable(state, 6);
             return 1;
         }
         ffi::lua_settop(state, 4);

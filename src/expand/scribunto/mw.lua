@@ -144,37 +144,32 @@ end
 -- see: two views of one table share their metatable within a page, so changing its
 -- fields changes the other views too (and its functions accept any view of the table
 -- where Scribunto's accept only their own).
-local viewMts, viewSeen
-local function resetViews()
-	viewMts, viewSeen = {}, setmetatable({}, { __mode = 'k' })
-end
-resetViews()
-local readOnly
-local viewIndex, viewIterators = iface.viewIndex, iface.viewIterators
+local viewMts, viewSeen, readOnly
+local viewFunctions, viewMaker = iface.viewFunctions, iface.viewMaker
 local function viewMt(data, fname)
 	local mt = viewMts[data]
 	if mt then
 		return mt
 	end
 	mt = { mw_loadData = true }
-	mt.__index = viewIndex(data, viewSeen, readOnly, fname, viewMts)
+	local index, pairsFn, ipairsFn = viewFunctions(data, viewSeen, readOnly, fname)
+	mt.__index = index
 	mt.__newindex = function()
 		error('table from ' .. fname .. ' is read-only', 2)
 	end
-	local pairsFn, ipairsFn = viewIterators(data)
 	mt.__pairs = pairsFn
 	mt.__ipairs = ipairsFn
 	mt.__metatable = mt
 	viewMts[data] = mt
 	return mt
 end
-function readOnly(data, seen, fname)
-	local view = {}
-	seen = seen or {}
-	seen[data] = view
-	viewSeen[view] = seen
-	return setmetatable(view, viewMt(data, fname))
+-- `readOnly(data, seen, fname)`: a view of `data` for the call whose views are `seen`
+-- (in C, `data_view.rs`), made afresh with the page's maps.
+local function resetViews()
+	viewMts, viewSeen = {}, setmetatable({}, { __mode = 'k' })
+	readOnly = viewMaker(viewSeen, viewMts, viewMt)
 end
+resetViews()
 
 -- The data of `name` loaded once per page by `load` (which returns the table, or the
 -- error message kept for every later call), as a read-only view.

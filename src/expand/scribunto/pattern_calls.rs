@@ -88,7 +88,7 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
         let free = if plain {
             s.is_some_and(|s| s.len() <= FREE_BYTES)
         } else {
-            matches!((s, p), (Some(s), Some(p)) if surely_free(s, p))
+            free(s, p)
         };
         if !free {
             match (s, p) {
@@ -151,23 +151,15 @@ unsafe fn number_at(state: *mut ffi::lua_State, idx: c_int) -> Option<f64> {
 unsafe extern "C-unwind" fn pattern_free(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function; pushing a boolean cannot raise.
     unsafe {
-        ffi::lua_pushboolean(state, c_int::from(free_at(state)));
+        let free = free(string_at(state, 1), string_at(state, 2));
+        ffi::lua_pushboolean(state, c_int::from(free));
         1
     }
 }
 
-/// Whether arguments 1 and 2 are strings and the call surely free.
-///
-/// # Safety
-/// `state` is a live Lua state inside a C function's call.
-unsafe fn free_at(state: *mut ffi::lua_State) -> bool {
-    // SAFETY: the caller's.
-    unsafe {
-        match (string_at(state, 1), string_at(state, 2)) {
-            (Some(s), Some(p)) => surely_free(s, p),
-            _ => false,
-        }
-    }
+/// Whether subject and pattern are strings (`s`, `p`) and the call surely free.
+fn free(s: Option<&[u8]>, p: Option<&[u8]>) -> bool {
+    matches!((s, p), (Some(s), Some(p)) if surely_free(s, p))
 }
 
 /// The bytes of the argument at `idx` if it is a string (not a number Lua would
