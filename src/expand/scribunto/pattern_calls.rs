@@ -1,131 +1,90 @@
-//! `string.find`, `string.match` and `string.gsub` as C functions that run Lua's own
-//! after charging the call: nothing for a call surely free of backtracking cost, the
-//! matcher's steps counted in Rust for a short subject, and through the Lua code that
-//! charges the rest (`sandbox.lua`) for the others.
+//! `string.find`, `match`, `gmatch` and `gsub` as C functions that charge the call and
+//! then run Lua's own: nothing for a call surely free of backtracking cost; otherwise
+//! the bytes of a long subject and the matcher's steps, counted in Rust
+//! (`pattern_cost.rs`); and a pattern with more repetitions and captures than Lua's
+//! matcher can recurse through is refused.
 //!
-//! The wrappers in Lua ran on every pattern call, and on enwiki's CS1 articles that was
-//! a fifth of the expansion's CPU: the VM's instructions for the test, and two runs of
+//! Wrappers in Lua ran on every pattern call, and on enwiki's CS1 articles they were a
+//! fifth of the expansion's CPU: the VM's instructions for the test, and two runs of
 //! Lua's own matcher over the pattern to find a repetition or a `%b`, `%f` or
 //! back-reference in it. The same test made here costs a scan of the pattern's bytes.
-//! The Lua charge of the calls not free (`check`) was still a tenth of the expansion's
-//! time (a profile by Lua function, docs/expansion.md), and for a subject of at most
-//! [`FREE_BYTES`] and a pattern too short to be refused it only asks for the count of
-//! steps, which is made here directly. What a page is charged for bytes and matcher
-//! steps is unchanged; it runs fewer VM instructions of the sandbox's own. Lua's
-//! function runs in the closure's own frame, so an argument error reads as LuaSandbox's
-//! does ("Module:X:8: bad argument #3 to 'gsub' …") rather than pointing into
-//! `sandbox.lua`.
+//! What a page is charged for bytes and matcher steps is what those wrappers charged; it
+//! runs none of their VM instructions. Lua's function runs in the closure's own frame,
+//! so an argument error reads as LuaSandbox's does ("Module:X:8: bad argument #3 to
+//! 'gsub' …") rather than pointing into `sandbox.lua`.
 
 use std::ffi::c_int;
 use std::rc::Rc;
 
 use mlua::{Function, Lua, Table, ffi};
 
-use super::sandbox::{
-    self, Budget, FREE_BYTES, FREE_STEPS, MAX_PATTERN_ITEMS, PatternWalk, TIMEOUT_MESSAGE,
-};
+use super::pattern_cost::Mode;
+use super::sandbox::{self, Budget, FREE_BYTES, FREE_STEPS, MAX_PATTERN_ITEMS, TIMEOUT_MESSAGE};
 
-/// Which function a closure runs (its upvalue 4).
+/// Which function a closure runs (its upvalue 3).
 const FIND: ffi::lua_Integer = 0;
 const MATCH: ffi::lua_Integer = 1;
-const GSUB: ffi::lua_Integer = 2;
+const GMATCH: ffi::lua_Integer = 2;
+const GSUB: ffi::lua_Integer = 3;
 
-/// Registers `iface.patternCalls(find, match, gsub, chargeFind, chargeMatch, chargeGsub)`:
-/// for each of Lua's own `find`, `match` and `gsub`, a C closure that runs it after
-/// charging the call ([`pattern_call`]), asking its Lua `charge` function with the same
-/// arguments where the call needs more than the count of steps; and
-/// `iface.patternFree(s, p)`, the test of a call surely free, for `gmatch`'s wrapper in
-/// Lua.
+/// Registers `iface.patternCalls(find, match, gmatch, gsub)`: for each of Lua's own
+/// functions, a C closure that runs it after charging the call ([`pattern_call`]).
 pub(super) fn register(lua: &Lua, iface: &Table, budget: &Rc<Budget>) -> mlua::Result<()> {
     let budget = Rc::as_ptr(budget);
     let make = lua.create_function(
-        move |lua, functions: (Function, Function, Function, Function, Function, Function)| {
-            // SAFETY: the six functions are at indices 1–6 of the stack `exec_raw` gives;
-            // each closure takes a function and its charge, the budget and its kind as
-            // upvalues, and the three closures are left alone on the stack. The budget
+        move |lua, functions: (Function, Function, Function, Function)| {
+            // SAFETY: the four functions are at indices 1–4 of the stack `exec_raw`
+            // gives; each closure takes a function, the budget and its kind as
+            // upvalues, and the four closures are left alone on the stack. The budget
             // lives as long as the state (it is the state's app data, `PageLua`), so
             // the pointer the closures keep stays valid while they can run. A memory
             // error is raised into `exec_raw`'s protected call.
             unsafe {
-                lua.exec_raw::<(Function, Function, Function)>(functions, |state| {
-                    for (i, kind) in [(1, FIND), (2, MATCH), (3, GSUB)] {
+                lua.exec_raw::<(Function, Function, Function, Function)>(functions, |state| {
+                    for (i, kind) in [(1, FIND), (2, MATCH), (3, GMATCH), (4, GSUB)] {
                         ffi::lua_pushvalue(state, i);
-                        ffi::lua_pushvalue(state, i + 3);
                         ffi::lua_pushlightuserdata(state, budget.cast_mut().cast());
                         ffi::lua_pushinteger(state, kind);
-                        ffi::lua_pushcclosure(state, pattern_call, 4);
+                        ffi::lua_pushcclosure(state, pattern_call, 3);
                     }
-                    for _ in 0..6 {
+                    for _ in 0..4 {
                         ffi::lua_remove(state, 1);
                     }
                 })
             }
         },
     )?;
-    iface.set("patternCalls", make)?;
-    // SAFETY: pushes a C function without upvalues on the stack `exec_raw` gives; a
-    // memory error is raised into its protected call.
-    let free = unsafe {
-        lua.exec_raw::<Function>((), |state| ffi::lua_pushcfunction(state, pattern_free))?
-    };
-    iface.set("patternFree", free)
+    iface.set("patternCalls", make)
 }
 
-/// The closure `register` makes: upvalues 1 `original`, 2 `charge`, 3 the page's
-/// [`Budget`], 4 which function it is. A call surely free is charged nothing; one of
-/// string subject and pattern, a subject of at most [`FREE_BYTES`] and a pattern of at
-/// most [`MAX_PATTERN_ITEMS`] bytes is charged the matcher's steps here (all `charge`
-/// would do); any other is charged by `charge`, called with its arguments. Then runs
-/// `original` in this frame and returns what it returns.
+/// The closure `register` makes: upvalues 1 `original`, 2 the page's [`Budget`], 3 which
+/// function it is. Charges the call ([`charge`]), then runs `original` in this frame and
+/// returns what it returns.
 unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua as a C function with the upvalues `register` gave it. The
     // calls below may raise a Lua error (the callee's, the budget's, or memory), which
     // unwinds through this frame: nothing in it is dropped after any of them.
     unsafe {
-        let kind = ffi::lua_tointeger(state, ffi::lua_upvalueindex(4));
-        let plain = kind == FIND && ffi::lua_toboolean(state, 4) != 0;
-        let (s, p) = (string_at(state, 1), string_at(state, 2));
-        let free = if plain {
-            s.is_some_and(|s| s.len() <= FREE_BYTES)
-        } else {
-            free(s, p)
-        };
-        if !free {
-            match (s, p) {
-                (Some(s), Some(p))
-                    if !plain && s.len() <= FREE_BYTES && p.len() <= MAX_PATTERN_ITEMS =>
-                {
-                    let walk = if kind == GSUB {
-                        PatternWalk::Gsub {
-                            n: number_at(state, 4),
-                        }
-                    } else {
-                        PatternWalk::Find {
-                            init: number_at(state, 3),
-                        }
-                    };
-                    let budget = ffi::lua_touserdata(state, ffi::lua_upvalueindex(3));
-                    let spent =
-                        sandbox::charge_pattern(&*budget.cast::<Budget>(), s, p, walk).is_err();
-                    if spent {
-                        // The budget is marked spent; the error ends the page's scripts
-                        // as the hook's does (`sandbox.lua`'s `pcall` lets it through).
-                        ffi::lua_pushlstring(
-                            state,
-                            TIMEOUT_MESSAGE.as_ptr().cast(),
-                            TIMEOUT_MESSAGE.len(),
-                        );
-                        ffi::lua_error(state);
-                    }
-                }
-                _ => {
-                    let args = ffi::lua_gettop(state);
-                    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
-                    for i in 1..=args {
-                        ffi::lua_pushvalue(state, i);
-                    }
-                    ffi::lua_call(state, args, 0);
-                }
+        let budget = ffi::lua_touserdata(state, ffi::lua_upvalueindex(2));
+        let kind = ffi::lua_tointeger(state, ffi::lua_upvalueindex(3));
+        match charge(state, &*budget.cast::<Budget>(), kind) {
+            Ok(()) => {}
+            Err(Refusal::Spent) => {
+                // The budget is marked spent; the error ends the page's scripts as the
+                // hook's does (`sandbox.lua`'s `pcall` lets it through).
+                ffi::lua_pushlstring(
+                    state,
+                    TIMEOUT_MESSAGE.as_ptr().cast(),
+                    TIMEOUT_MESSAGE.len(),
+                );
+                ffi::lua_error(state);
+            }
+            Err(Refusal::TooComplex) => {
+                // At the module's line, as `error(…, level)` in a Lua wrapper gave it.
+                ffi::luaL_where(state, 1);
+                ffi::lua_pushstring(state, c"pattern too complex".as_ptr());
+                ffi::lua_concat(state, 2);
+                ffi::lua_error(state);
             }
         }
         // In this frame, as if the module had called it: its errors name the function and
@@ -137,6 +96,78 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
     }
 }
 
+/// Why a call is not run.
+enum Refusal {
+    /// The charge ended the page's budget.
+    Spent,
+    /// The pattern holds more than [`MAX_PATTERN_ITEMS`] repetitions and captures.
+    TooComplex,
+}
+
+/// Charges a call of the function `kind` with the arguments on `state`'s stack. A call
+/// surely free costs nothing beyond the instructions that make it. Otherwise, when the
+/// subject is a string: its bytes past [`FREE_BYTES`] (one instruction per 16, as for
+/// `string.rep`) and, when the pattern is one too, the matcher's steps. Arguments of
+/// other types are Lua's to refuse or convert.
+///
+/// # Safety
+/// `state` is the running thread of a live state, inside the call of a closure
+/// `register` made.
+unsafe fn charge(
+    state: *mut ffi::lua_State,
+    b: &Budget,
+    kind: ffi::lua_Integer,
+) -> Result<(), Refusal> {
+    // SAFETY: the caller's; the slices live while their values stay on the stack, which
+    // nothing here pops.
+    unsafe {
+        let plain = kind == FIND && ffi::lua_toboolean(state, 4) != 0;
+        let (s, p) = (string_at(state, 1), string_at(state, 2));
+        if !plain && free(s, p) {
+            return Ok(());
+        }
+        if let Some(p) = p.filter(|p| !plain && p.len() > MAX_PATTERN_ITEMS) {
+            let items = p
+                .iter()
+                .filter(|b| matches!(b, b'?' | b'*' | b'+' | b'-' | b'('))
+                .count();
+            if items > MAX_PATTERN_ITEMS {
+                return Err(Refusal::TooComplex);
+            }
+        }
+        let Some(s) = s else { return Ok(()) };
+        if s.len() > FREE_BYTES {
+            sandbox::charge(b, s.len() as f64 / 16.0).map_err(|_| Refusal::Spent)?;
+            sandbox::maybe_collect_raw(state, b);
+        }
+        let Some(p) = p.filter(|_| !plain) else {
+            return Ok(());
+        };
+        let (init, mode) = match kind {
+            GMATCH => (0, Mode::All),
+            GSUB => (
+                0,
+                Mode::Replace(
+                    number_at(state, 4).map_or(s.len() + 1, |n| n.trunc().max(0.0) as usize),
+                ),
+            ),
+            _ => (start(number_at(state, 3), s.len()), Mode::First),
+        };
+        sandbox::charge_pattern(b, s, p, init, mode).map_err(|_| Refusal::Spent)
+    }
+}
+
+/// Where `find` and `match` start in a subject of `len` bytes: `posrelat(init) - 1`
+/// clamped to the subject, as `str_find_aux` reads its `init` argument.
+fn start(init: Option<f64>, len: usize) -> usize {
+    let len = len as f64;
+    let i = init.map_or(0.0, |i| {
+        let i = i.trunc();
+        if i < 0.0 { len + i } else { i - 1.0 }
+    });
+    i.clamp(0.0, len) as usize
+}
+
 /// `tonumber` of the argument at `idx`: a number, or a string Lua converts to one.
 ///
 /// # Safety
@@ -144,17 +175,6 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
 unsafe fn number_at(state: *mut ffi::lua_State, idx: c_int) -> Option<f64> {
     // SAFETY: the caller's; neither call raises.
     unsafe { (ffi::lua_isnumber(state, idx) != 0).then(|| ffi::lua_tonumber(state, idx)) }
-}
-
-/// `iface.patternFree(s, p)`: whether a call of subject `s` and pattern `p` is surely
-/// free ([`surely_free`]), for `gmatch`, which stays a Lua wrapper.
-unsafe extern "C-unwind" fn pattern_free(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: called by Lua as a C function; pushing a boolean cannot raise.
-    unsafe {
-        let free = free(string_at(state, 1), string_at(state, 2));
-        ffi::lua_pushboolean(state, c_int::from(free));
-        1
-    }
 }
 
 /// Whether subject and pattern are strings (`s`, `p`) and the call surely free.

@@ -135,54 +135,10 @@ end
 -- Patterns with more such items than any real module uses are refused. Scanning a long
 -- subject is charged like the string functions above, and the matcher's backtracking by
 -- the steps it will take (counted in Rust by the same algorithm, up to the budget left).
-do
-	local MAX_ITEMS = iface.maxPatternItems
-	local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
-	local patternCost = iface.patternCost
-	-- Whether a call of string `s` and pattern `p` is surely free (`pattern_calls.rs`):
-	-- no repetition, `%b`, `%f` or back-reference, and a short subject — below
-	-- FREE_BYTES too; a `plain` find only needs a subject of at most FREE_BYTES. Most
-	-- calls are: `find`, `match` and `gsub` make the test in C, count the steps of the
-	-- others on a subject of at most FREE_BYTES there too, and leave the rest to
-	-- `check` below, whose instructions a page is charged; `gmatch` asks here.
-	local free = iface.patternFree
-	-- `what`, `init`, `n`: how the function walks the subject, for the count of what its
-	-- backtracking will cost (charged before C runs it: `iface.patternCost`); `costly`:
-	-- the call was found not `free` already, by the C function that asks for the charge
-	-- (so the module's own code is one level further up the stack).
-	local function check(s, p, plain, what, init, n, costly)
-		if type(p) == 'string' and #p > MAX_ITEMS and not plain then
-			local _, items = gsub(p, '[%?%*%+%-%(]', '')
-			if items > MAX_ITEMS then
-				error('pattern too complex', costly and 4 or 3)
-			end
-		end
-		if type(s) == 'string' and #s > FREE_BYTES then
-			charge(#s / 16)
-		end
-		if type(s) == 'string' and type(p) == 'string' and not plain
-			and (costly or not free(s, p)) then
-			patternCost(s, p, what, tonumber(init), tonumber(n))
-		end
-	end
-	-- `find`, `match` and `gsub` are C functions (`pattern_calls.rs`) that make the `free`
-	-- test, count the steps of a short subject's call themselves and call these to charge
-	-- the other calls before running Lua's own.
-	string.find, string.match, string.gsub = iface.patternCalls(find, match, gsub,
-		function(s, p, init, plain)
-			check(s, p, plain, 'find', init, nil, true)
-		end,
-		function(s, p, init)
-			check(s, p, false, 'find', init, nil, true)
-		end,
-		function(s, p, _, n)
-			check(s, p, false, 'gsub', nil, n, true)
-		end)
-	function string.gmatch(s, p)
-		check(s, p, false, 'gmatch')
-		return gmatch(s, p)
-	end
-end
+-- The four functions are C closures that charge the call and then run Lua's own
+-- (`pattern_calls.rs`).
+string.find, string.match, string.gmatch, string.gsub = iface.patternCalls(string.find,
+	string.match, string.gmatch, string.gsub)
 
 -- As LuaSandbox does, pcall and xpcall do not catch the end of the time budget:
 -- otherwise a loop around pcall would run for ever.

@@ -188,41 +188,72 @@ const MIN_GC_GAP: usize = 256 << 10;
 /// advances by steps of marking work, and where a step ends depends on the order in which
 /// the values of tables keyed by tables or functions are reached — their addresses.
 pub(super) fn collect(lua: &Lua, b: &Budget) -> mlua::Result<()> {
-    if b.collecting.replace(true) {
-        return Ok(());
-    }
     // SAFETY: `lua_gc` on the running thread of a live state, protected by `exec_raw`.
-    let r = unsafe {
-        lua.exec_raw::<()>((), |state| {
-            // One cycle, step by step from the pause where the last one left the
-            // collector (no Lua runs in between, so it frees what a full collection
-            // would): `LUA_GCCOLLECT` first sweeps the whole heap once more to reset
-            // its marks, a second sweep per collection (docs/expansion.md).
-            while ffi::lua_gc(state, ffi::LUA_GCSTEP, 0) == 0 {}
-            ffi::lua_gc(state, ffi::LUA_GCSTOP, 0);
-        })
-    };
-    b.collecting.set(false);
-    b.live.set(b.heap.get());
-    r
+    collecting(b, || unsafe {
+        lua.exec_raw::<()>((), |state| whole_cycle(state))
+    })
+    .unwrap_or(Ok(()))
 }
 
-/// [`collect`] once the heap has grown past what the last collection left by as much
-/// again (Lua's default pause, 200 %), or by half the room the heap limit leaves, at
-/// least [`MIN_GC_GAP`]. Called at points the page's instructions fix (the count hook,
-/// `iface.charge`), so that the garbage present at each allocation, and thus where the
-/// heap limit refuses one, is the same in every run.
-fn maybe_collect(lua: &Lua, b: &Budget) -> mlua::Result<()> {
+/// Runs `cycle` unless a collection is running already, and paces the next one by the
+/// heap it leaves.
+fn collecting<R>(b: &Budget, cycle: impl FnOnce() -> R) -> Option<R> {
+    if b.collecting.replace(true) {
+        return None;
+    }
+    let r = cycle();
+    b.collecting.set(false);
+    b.live.set(b.heap.get());
+    Some(r)
+}
+
+/// One cycle, step by step from the pause where the last one left the collector (no Lua
+/// runs in between, so it frees what a full collection would): `LUA_GCCOLLECT` first
+/// sweeps the whole heap once more to reset its marks, a second sweep per collection
+/// (docs/expansion.md).
+///
+/// # Safety
+/// `state` is a thread of a live state, inside a protected call.
+unsafe fn whole_cycle(state: *mut ffi::lua_State) {
+    // SAFETY: the caller's.
+    unsafe {
+        while ffi::lua_gc(state, ffi::LUA_GCSTEP, 0) == 0 {}
+        ffi::lua_gc(state, ffi::LUA_GCSTOP, 0);
+    }
+}
+
+/// Whether the heap has grown past what the last collection left by as much again (Lua's
+/// default pause, 200 %), or by half the room the heap limit leaves, at least
+/// [`MIN_GC_GAP`]. Asked at points the page's instructions fix (the count hook,
+/// `iface.charge`, the pattern functions' charge), so that the garbage present at each
+/// allocation, and thus where the heap limit refuses one, is the same in every run.
+fn collection_due(b: &Budget) -> bool {
     let live = b.live.get();
     let mut gap = live;
     let cap = b.heap_limit.get();
     if cap > 0 {
         gap = gap.min(cap.saturating_sub(live) / 2);
     }
-    if b.heap.get() >= live.saturating_add(gap.max(MIN_GC_GAP)) {
+    b.heap.get() >= live.saturating_add(gap.max(MIN_GC_GAP))
+}
+
+/// [`collect`] when [`collection_due`].
+fn maybe_collect(lua: &Lua, b: &Budget) -> mlua::Result<()> {
+    if collection_due(b) {
         collect(lua, b)?;
     }
     Ok(())
+}
+
+/// [`maybe_collect`] from a C function, which has the raw state and not mlua's handle.
+///
+/// # Safety
+/// `state` is the running thread of a live state, inside a C function Lua called.
+pub(super) unsafe fn maybe_collect_raw(state: *mut ffi::lua_State, b: &Budget) {
+    if collection_due(b) {
+        // SAFETY: the caller's.
+        collecting(b, || unsafe { whole_cycle(state) });
+    }
 }
 
 /// Instructions charged for a traceback, which mlua writes (`luaL_traceback`) for every
@@ -277,11 +308,7 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 /// adds `n` instructions to the count for work done inside C functions, which runs no VM
 /// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
 /// pattern functions go through), and collects garbage when it is due
-/// ([`maybe_collect`]); `iface.patternCost`: charges what Lua's pattern matcher will
-/// spend on a call (its backtracking), asked by `sandbox.lua` for `gmatch` and for the
-/// calls that `pattern_calls.rs` leaves to it (`pattern_cost.rs`); `iface.freeBytes` and
-/// `iface.maxPatternItems`: [`FREE_BYTES`] and [`MAX_PATTERN_ITEMS`];
-/// `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
+/// ([`maybe_collect`]); `iface.freeBytes`: [`FREE_BYTES`]; `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
 /// fails before it is built.
 pub(super) fn register(
     lua: &Lua,
@@ -302,27 +329,9 @@ pub(super) fn register(
             maybe_collect(lua, &b)
         })?,
     )?;
-    let b = budget.clone();
-    iface.set(
-        "patternCost",
-        lua.create_function(move |_, a: PatternCall| {
-            charge_pattern(&b, &a.0.as_bytes(), &a.1.as_bytes(), pattern_walk(&a))
-        })?,
-    )?;
     iface.set("freeBytes", FREE_BYTES as f64)?;
-    iface.set("maxPatternItems", MAX_PATTERN_ITEMS as f64)?;
     iface.set("memoryLimit", limits.lua_memory as f64)
 }
-
-/// `iface.patternCost(s, p, what, init, n)`: a call of Lua's own pattern matcher about to
-/// be made (`what`: `find` for `find`/`match`, `gmatch`, `gsub`).
-type PatternCall = (
-    mlua::LuaString,
-    mlua::LuaString,
-    String,
-    Option<f64>,
-    Option<f64>,
-);
 
 /// Steps of Lua's matcher a call takes free (an ordinary call costs what the
 /// instructions that make it cost), and steps per instruction beyond them.
@@ -334,55 +343,22 @@ const STEPS_PER_INSTRUCTION: u64 = 4;
 pub(super) const FREE_BYTES: usize = 4096;
 
 /// Items (`?`, `*`, `+`, `-`, `(`) a pattern may hold: Lua 5.1's matcher recurses in C
-/// once per quantifier or capture, with no bound of its own (`sandbox.lua`).
+/// once per quantifier or capture, with no bound of its own (`pattern_calls.rs`).
 pub(super) const MAX_PATTERN_ITEMS: usize = 10_000;
 
-/// How a pattern function walks the subject, and the arguments that bound the walk.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum PatternWalk {
-    /// `find` and `match` from `init` (`tonumber` of their third argument).
-    Find { init: Option<f64> },
-    /// `gmatch`.
-    Gmatch,
-    /// `gsub` of at most `n` replacements (`tonumber` of its fourth argument).
-    Gsub { n: Option<f64> },
-}
-
-/// `iface.patternCost`'s arguments as the walk they describe.
-fn pattern_walk((_, _, what, init, n): &PatternCall) -> PatternWalk {
-    match what.as_str() {
-        "gmatch" => PatternWalk::Gmatch,
-        "gsub" => PatternWalk::Gsub { n: *n },
-        _ => PatternWalk::Find { init: *init },
-    }
-}
-
-/// Charges the steps the matcher will take on a call ([`pattern_cost`]) before C runs
-/// it, counting no further than the budget left: past it, the budget's error.
+/// Charges the steps the matcher will take on a call ([`pattern_cost`]) from byte `init`
+/// (0-based, within the subject) before C runs it, counting no further than the budget
+/// left: past it, the budget's error.
 pub(super) fn charge_pattern(
     b: &Budget,
     s: &[u8],
     p: &[u8],
-    walk: PatternWalk,
+    init: usize,
+    mode: Mode,
 ) -> mlua::Result<()> {
     if b.limit.get() == 0 {
         return Ok(());
     }
-    let len = s.len() as f64;
-    let (init, mode) = match walk {
-        PatternWalk::Find { init } => (init, Mode::First),
-        PatternWalk::Gmatch => (None, Mode::All),
-        PatternWalk::Gsub { n } => (
-            None,
-            Mode::Replace(n.map_or(s.len() + 1, |n| n.trunc().max(0.0) as usize)),
-        ),
-    };
-    // `posrelat(init) - 1` clamped to the subject, as `str_find_aux` reads `init`.
-    let init = init.map_or(0.0, |i| {
-        let i = i.trunc();
-        if i < 0.0 { len + i } else { i - 1.0 }
-    });
-    let init = init.clamp(0.0, len) as usize;
     let left = b.limit.get().saturating_sub(b.used.get());
     let limit = FREE_STEPS.saturating_add(left.saturating_mul(STEPS_PER_INSTRUCTION));
     let steps = pattern_cost::steps(s, p, init, mode, limit);

@@ -141,10 +141,11 @@ fn script_errors_render_and_are_recorded() {
     assert_eq!(e.text, "caught");
 }
 
-/// `string.find`, `match` and `gsub` are C functions of wikiwit's (`pattern_calls.rs`):
-/// an argument error names the function and the module's line, as Lua 5.1's own (and so
-/// LuaSandbox's) do — `lua5.1` gives these four messages for the same calls — whether
-/// the call is one the sandbox charges (a long subject) or not.
+/// `string.find`, `match`, `gmatch` and `gsub` are C functions of wikiwit's
+/// (`pattern_calls.rs`): an argument error names the function and the module's line, as
+/// Lua 5.1's own (and so LuaSandbox's) do — `lua5.1` gives the first six messages for
+/// the same calls — whether the call is one the sandbox charges (a long subject) or not;
+/// and a pattern the sandbox refuses is refused at the module's line.
 #[test]
 fn pattern_function_errors_read_as_lua_5_1s() {
     let text = f_text(
@@ -153,7 +154,11 @@ fn pattern_function_errors_read_as_lua_5_1s() {
     local _, e2 = pcall(function() return string.gsub('abc', 'b') end)
     local _, e3 = pcall(function() return ('abc'):find('b', {}) end)
     local _, e4 = pcall(function() return long:match('x*', {}) end)
-    return table.concat({ e1, e2, e3, e4 }, '|')
+    local _, e5 = pcall(function() return string.gmatch(nil, 'x') end)
+    local _, e6 = pcall(function() return ('x'):gmatch({}) end)
+    local _, e7 = pcall(function() return ('x'):find(string.rep('a?', 10001)) end)
+    local _, e8 = pcall(function() return long:gmatch(string.rep('(', 10001)) end)
+    return table.concat({ e1, e2, e3, e4, e5, e6, e7, e8 }, '|')
 "#,
     );
     assert_eq!(
@@ -161,7 +166,11 @@ fn pattern_function_errors_read_as_lua_5_1s() {
         "Module:T:5: bad argument #1 to 'find' (string expected, got nil)|\
          Module:T:6: bad argument #3 to 'gsub' (string/function/table expected)|\
          Module:T:7: bad argument #2 to 'find' (number expected, got table)|\
-         Module:T:8: bad argument #2 to 'match' (number expected, got table)"
+         Module:T:8: bad argument #2 to 'match' (number expected, got table)|\
+         Module:T:9: bad argument #1 to 'gmatch' (string expected, got nil)|\
+         Module:T:10: bad argument #1 to 'gmatch' (string expected, got table)|\
+         Module:T:11: pattern too complex|\
+         Module:T:12: pattern too complex"
     );
 }
 
