@@ -2,8 +2,9 @@
 //! written to `sources.rec` / `sources.fst` before any page is expanded.
 //!
 //! With a multistream index only the streams whose index lines name such a page are
-//! decoded (on enwiki, a few percent of the dump), and other pages are read from their
-//! streams when a page transcludes them. Otherwise the dump is read once more, and of
+//! decoded (how much of the dump that is depends on how those pages are spread among
+//! the streams: docs/scale.md), and other pages are read from their streams when a page
+//! transcludes them. Otherwise the dump is read once more, and of
 //! every other page the pass notes where it can be reached (plain XML, bz2 of many
 //! streams) or, in a single bz2 stream, stores it in a temporary store, for the same
 //! purpose ([`crate::index::articles`]).
