@@ -9,9 +9,11 @@
 //! ("bad argument #1 to 'ipairs' (table expected, got nil)", as `lua5.1` says) rather
 //! than a wrapper's local.
 
-use std::ffi::{CStr, c_int};
+use std::ffi::c_int;
 
-use mlua::{Lua, Table, ffi};
+use mlua::{Function, Lua, Table, ffi};
+
+use super::sandbox::c_closure;
 
 /// Registers `iface.pairs`, `iface.ipairs`, `iface.getmetatable` and `iface.tostring`,
 /// made from the base library's functions as they are when this runs (before
@@ -20,6 +22,7 @@ pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     // SAFETY: runs on the stack `exec_raw` gives, with `iface` at index 1; each step
     // pushes what the next takes and leaves the stack as it found it. A memory error is
     // raised into `exec_raw`'s protected call, and no Rust value lives across the calls.
+    // (`pairs` and `ipairs` need their originals' upvalue, which mlua does not reach.)
     unsafe {
         lua.exec_raw::<()>(iface.clone(), |state| {
             for (name, event) in [(c"pairs", c"__pairs"), (c"ipairs", c"__ipairs")] {
@@ -35,15 +38,15 @@ pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
                 ffi::lua_setfield(state, 1, name.as_ptr());
                 ffi::lua_pop(state, 1);
             }
-            let wrapped: [(&CStr, ffi::lua_CFunction); 2] =
-                [(c"getmetatable", getmetatable), (c"tostring", tostring)];
-            for (name, f) in wrapped {
-                ffi::lua_getfield(state, ffi::LUA_GLOBALSINDEX, name.as_ptr());
-                ffi::lua_pushcclosure(state, f, 1);
-                ffi::lua_setfield(state, 1, name.as_ptr());
-            }
-        })
+        })?;
     }
+    let wrapped: [(&str, ffi::lua_CFunction); 2] =
+        [("getmetatable", getmetatable), ("tostring", tostring)];
+    for (name, f) in wrapped {
+        let original: Function = lua.globals().raw_get(name)?;
+        iface.set(name, c_closure(lua, f, original)?)?;
+    }
+    Ok(())
 }
 
 /// Runs the base library's function of upvalue `up` in this frame, as if the module had

@@ -11,6 +11,8 @@ use std::ffi::c_int;
 
 use mlua::{Function, Lua, Table, Value, ffi};
 
+use super::sandbox::c_closure;
+
 /// Registers `iface.viewMaker(viewSeen, viewMts, viewMt)`, which makes a page's
 /// `readOnly(data, seen, fname)` ([`read_only`]), and `iface.viewFunctions(data,
 /// viewSeen, readOnly, fname)`: the `__index`, `__pairs` and `__ipairs` of the views of
@@ -18,43 +20,19 @@ use mlua::{Function, Lua, Table, Value, ffi};
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
     let maker =
         lua.create_function(|lua, (view_seen, mts, view_mt): (Table, Table, Function)| {
-            // SAFETY: the three values are at indices 1–3 of the stack `exec_raw` gives;
-            // `lua_pushcclosure` takes them as upvalues and leaves the closure alone on
-            // the stack. A memory error is raised into `exec_raw`'s protected call.
-            unsafe {
-                lua.exec_raw::<Function>((view_seen, mts, view_mt), |state| {
-                    ffi::lua_pushcclosure(state, read_only, 3);
-                })
-            }
+            c_closure(lua, read_only, (view_seen, mts, view_mt))
         })?;
     iface.set("viewMaker", maker)?;
     let functions = lua.create_function(
         |lua, (data, seen, read_only, fname): (Table, Table, Function, Value)| {
-            // SAFETY: the four values are at indices 1–4 of the stack `exec_raw` gives.
-            // The `__index` closure takes copies of them as its upvalues; each of the
-            // others takes an iterator over `data` (index 1) as its upvalue; the four
-            // values are then removed, leaving the three closures. A memory error is
-            // raised into `exec_raw`'s protected call.
-            unsafe {
-                lua.exec_raw::<(Function, Function, Function)>(
-                    (data, seen, read_only, fname),
-                    |state| {
-                        for i in 1..=4 {
-                            ffi::lua_pushvalue(state, i);
-                        }
-                        ffi::lua_pushcclosure(state, view_index, 4);
-                        ffi::lua_pushvalue(state, 1);
-                        ffi::lua_pushcclosure(state, view_next, 1);
-                        ffi::lua_pushcclosure(state, view_pairs, 1);
-                        ffi::lua_pushvalue(state, 1);
-                        ffi::lua_pushcclosure(state, view_inext, 1);
-                        ffi::lua_pushcclosure(state, view_ipairs, 1);
-                        for _ in 0..4 {
-                            ffi::lua_remove(state, 1);
-                        }
-                    },
-                )
-            }
+            let index = c_closure(lua, view_index, (data.clone(), seen, read_only, fname))?;
+            let next = c_closure(lua, view_next, data.clone())?;
+            let inext = c_closure(lua, view_inext, data)?;
+            Ok((
+                index,
+                c_closure(lua, view_pairs, next)?,
+                c_closure(lua, view_ipairs, inext)?,
+            ))
         },
     )?;
     iface.set("viewFunctions", functions)

@@ -16,10 +16,12 @@
 use std::ffi::c_int;
 use std::rc::Rc;
 
-use mlua::{Function, Lua, Table, ffi};
+use mlua::{Function, LightUserData, Lua, Table, ffi};
 
 use super::pattern_cost::Mode;
-use super::sandbox::{self, Budget, FREE_BYTES, FREE_STEPS, MAX_PATTERN_ITEMS, TIMEOUT_MESSAGE};
+use super::sandbox::{
+    self, Budget, FREE_BYTES, FREE_STEPS, MAX_PATTERN_ITEMS, TIMEOUT_MESSAGE, c_closure,
+};
 
 /// Which function a closure runs (its upvalue 3).
 const FIND: ffi::lua_Integer = 0;
@@ -30,28 +32,19 @@ const GSUB: ffi::lua_Integer = 3;
 /// Registers `iface.patternCalls(find, match, gmatch, gsub)`: for each of Lua's own
 /// functions, a C closure that runs it after charging the call ([`pattern_call`]).
 pub(super) fn register(lua: &Lua, iface: &Table, budget: &Rc<Budget>) -> mlua::Result<()> {
-    let budget = Rc::as_ptr(budget);
+    // The budget lives as long as the state (it is the state's app data, `PageLua`), so
+    // the pointer the closures keep stays valid while they can run.
+    let budget = LightUserData(Rc::as_ptr(budget).cast_mut().cast());
     let make = lua.create_function(
         move |lua, functions: (Function, Function, Function, Function)| {
-            // SAFETY: the four functions are at indices 1–4 of the stack `exec_raw`
-            // gives; each closure takes a function, the budget and its kind as
-            // upvalues, and the four closures are left alone on the stack. The budget
-            // lives as long as the state (it is the state's app data, `PageLua`), so
-            // the pointer the closures keep stays valid while they can run. A memory
-            // error is raised into `exec_raw`'s protected call.
-            unsafe {
-                lua.exec_raw::<(Function, Function, Function, Function)>(functions, |state| {
-                    for (i, kind) in [(1, FIND), (2, MATCH), (3, GMATCH), (4, GSUB)] {
-                        ffi::lua_pushvalue(state, i);
-                        ffi::lua_pushlightuserdata(state, budget.cast_mut().cast());
-                        ffi::lua_pushinteger(state, kind);
-                        ffi::lua_pushcclosure(state, pattern_call, 3);
-                    }
-                    for _ in 0..4 {
-                        ffi::lua_remove(state, 1);
-                    }
-                })
-            }
+            let (find, match_, gmatch, gsub) = functions;
+            let make = |f: Function, kind| c_closure(lua, pattern_call, (f, budget, kind));
+            Ok((
+                make(find, FIND)?,
+                make(match_, MATCH)?,
+                make(gmatch, GMATCH)?,
+                make(gsub, GSUB)?,
+            ))
         },
     )?;
     iface.set("patternCalls", make)

@@ -20,7 +20,7 @@ use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
-use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, VmState, ffi};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, VmState, ffi};
 
 use super::super::Limits;
 use super::pattern_cost::{self, Mode};
@@ -171,6 +171,25 @@ unsafe extern "C-unwind" fn type_name(state: *mut ffi::lua_State) -> c_int {
         }
         ffi::lua_pushvalue(state, ffi::lua_upvalueindex(t + 1));
         1
+    }
+}
+
+/// A C closure of `f` over `upvalues`, in order: how the sandbox's C functions get what
+/// they need from Lua (Lua's own function they run, the page's budget, a view's data)
+/// without a lookup per call.
+pub(super) fn c_closure(
+    lua: &Lua,
+    f: ffi::lua_CFunction,
+    upvalues: impl mlua::IntoLuaMulti,
+) -> mlua::Result<Function> {
+    // SAFETY: the upvalues are the whole stack `exec_raw` gives; `lua_pushcclosure` pops
+    // them and leaves the closure alone on it. A memory error is raised into `exec_raw`'s
+    // protected call.
+    unsafe {
+        lua.exec_raw::<Function>(upvalues, |state| {
+            let n = ffi::lua_gettop(state);
+            ffi::lua_pushcclosure(state, f, n);
+        })
     }
 }
 
