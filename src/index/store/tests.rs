@@ -399,3 +399,26 @@ fn a_part_holding_other_records_than_said_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `push_block` copies a block only where the joining writer would have cut the same
+/// one: at its own block start, and a block of records. Either mistake is refused with
+/// the store's path and what was wrong, not written into the file.
+#[test]
+fn a_block_is_copied_only_at_a_block_start_and_with_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.rec");
+    let mut w = StoreWriter::<Vec<u8>>::with_block_size(&path, KIND, 1 << 16).unwrap();
+    let refused = |r: Result<(), IndexError>, what: &str| match r {
+        Err(IndexError::Encode { message, .. }) => {
+            assert!(message.contains(what), "{message}");
+            assert!(message.contains("copy.rec"), "{message}");
+        }
+        other => panic!("expected {what:?} refused, got {other:?}"),
+    };
+    refused(w.push_block(b"x", 0, 1, 0), "a block of no record copied");
+    w.push(&b"a record".to_vec()).unwrap();
+    refused(
+        w.push_block(b"x", 1, 1, 0),
+        "a block copied in the middle of a block",
+    );
+}

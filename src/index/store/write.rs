@@ -200,13 +200,17 @@ impl<T: Serialize> StoreWriter<T> {
         raw_len: u64,
         crc: u32,
     ) -> Result<(), IndexError> {
-        if !self.ends.is_empty() || count == 0 {
+        let wrong = if !self.ends.is_empty() {
+            "a block copied in the middle of a block"
+        } else if count == 0 {
+            "a block of no record copied"
+        } else {
+            ""
+        };
+        if !wrong.is_empty() {
             return Err(IndexError::Encode {
                 what: "record store",
-                message: format!(
-                    "{}: a block copied in the middle of a block",
-                    self.path.display()
-                ),
+                message: format!("{}: {wrong}", self.path.display()),
             });
         }
         self.records += count;
