@@ -124,15 +124,11 @@ unsafe extern "C-unwind" fn view_inext(state: *mut ffi::lua_State) -> c_int {
     unsafe {
         ffi::lua_settop(state, 2);
         if ffi::lua_isnumber(state, 2) == 0 {
-            ffi::luaL_where(state, 1);
-            ffi::lua_pushstring(
+            ffi::luaL_error(
                 state,
-                c"attempt to perform arithmetic on local 'i' (a ".as_ptr(),
+                c"attempt to perform arithmetic on local 'i' (a %s value)".as_ptr(),
+                ffi::luaL_typename(state, 2),
             );
-            ffi::lua_pushstring(state, ffi::luaL_typename(state, 2));
-            ffi::lua_pushstring(state, c" value)".as_ptr());
-            ffi::lua_concat(state, 4);
-            ffi::lua_error(state);
         }
         let i = ffi::lua_tonumber(state, 2) + 1.0;
         ffi::lua_pushnumber(state, i);

@@ -74,10 +74,7 @@ unsafe extern "C-unwind" fn pattern_call(state: *mut ffi::lua_State) -> c_int {
             }
             Err(Refusal::TooComplex) => {
                 // At the module's line, as `error(…, level)` in a Lua wrapper gave it.
-                ffi::luaL_where(state, 1);
-                ffi::lua_pushstring(state, c"pattern too complex".as_ptr());
-                ffi::lua_concat(state, 2);
-                ffi::lua_error(state);
+                ffi::luaL_error(state, c"pattern too complex".as_ptr());
             }
         }
         // In this frame, as if the module had called it: its errors name the function and
@@ -99,9 +96,9 @@ enum Refusal {
 
 /// Charges a call of the function `kind` with the arguments on `state`'s stack. A call
 /// surely free costs nothing beyond the instructions that make it. Otherwise, when the
-/// subject is a string: its bytes past [`FREE_BYTES`] (one instruction per 16, as for
-/// `string.rep`) and, when the pattern is one too, the matcher's steps. Arguments of
-/// other types are Lua's to refuse or convert.
+/// subject is a string: its bytes past [`FREE_BYTES`] (one instruction per 16, as
+/// `sandbox.lua` charges `string.rep`) and, when the pattern is one too, the matcher's
+/// steps. Arguments of other types are Lua's to refuse or convert.
 ///
 /// # Safety
 /// `state` is the running thread of a live state, inside the call of a closure
@@ -176,7 +173,7 @@ fn free(s: Option<&[u8]>, p: Option<&[u8]>) -> bool {
 }
 
 /// The bytes of the argument at `idx` if it is a string (not a number Lua would
-/// convert: `sandbox.lua`'s test is `type(s) == 'string'`).
+/// convert, which the Lua wrappers' `type(s) == 'string'` did not charge either).
 ///
 /// # Safety
 /// `state` is a live Lua state; the slice lives as long as the value stays on the stack.
@@ -209,7 +206,8 @@ fn surely_free(s: &[u8], p: &[u8]) -> bool {
 mod tests {
     use super::surely_free;
 
-    /// The cases `free` in `sandbox.lua` decided, decided the same way.
+    /// The cases the Lua wrappers' `free` decided (before the test moved here), decided the
+    /// same way.
     #[test]
     fn free_calls_are_those_the_lua_test_finds_free() {
         let free = |s: &str, p: &str| surely_free(s.as_bytes(), p.as_bytes());

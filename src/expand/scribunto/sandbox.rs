@@ -325,10 +325,10 @@ pub(super) const TRACEBACK_MARK: &str = "\nstack traceback:";
 
 /// `iface.expired`: whether the page's instruction budget ran out; `iface.charge(n)`:
 /// adds `n` instructions to the count for work done inside C functions, which runs no VM
-/// instruction (`sandbox.lua` charges the bytes that `string.rep`, `table.concat` and the
-/// pattern functions go through), and collects garbage when it is due
-/// ([`maybe_collect`]); `iface.freeBytes`: [`FREE_BYTES`]; `iface.memoryLimit`: the heap limit in bytes, so that a result that could never fit
-/// fails before it is built.
+/// instruction (`sandbox.lua` charges the bytes that `string.rep` and `table.concat` go
+/// through, `table.insert`'s moves and `table.sort`'s comparisons), and collects garbage when it is due
+/// ([`maybe_collect`]); `iface.freeBytes`: [`FREE_BYTES`]; `iface.memoryLimit`: the heap
+/// limit in bytes, so that a result that could never fit fails before it is built.
 pub(super) fn register(
     lua: &Lua,
     iface: &Table,

@@ -201,13 +201,13 @@ impl<T: Serialize> StoreWriter<T> {
         crc: u32,
     ) -> Result<(), IndexError> {
         let wrong = if !self.ends.is_empty() {
-            "a block copied in the middle of a block"
+            Some("a block copied in the middle of a block")
         } else if count == 0 {
-            "a block of no record copied"
+            Some("a block of no record copied")
         } else {
-            ""
+            None
         };
-        if !wrong.is_empty() {
+        if let Some(wrong) = wrong {
             return Err(IndexError::Encode {
                 what: "record store",
                 message: format!("{}: {wrong}", self.path.display()),
