@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use crate::util::*;
 
 /// A multistream dump and its index.
-struct Dump {
-    xml: PathBuf,
-    index: PathBuf,
+pub(crate) struct Dump {
+    pub(crate) xml: PathBuf,
+    pub(crate) index: PathBuf,
 }
 
-fn ltgwiki() -> Dump {
+pub(crate) fn ltgwiki() -> Dump {
     Dump {
         xml: data("ltgwiki-2017-multistream.xml.bz2"),
         index: data("ltgwiki-2017-multistream-index.txt.bz2"),
@@ -23,7 +23,7 @@ fn ltgwiki() -> Dump {
 
 /// enwiki-2016-206pages-cs1 re-laid as multistream by `tools/multistream.py`
 /// (`tests/data/multistream/README.md`).
-fn enwiki_cs1() -> Dump {
+pub(crate) fn enwiki_cs1() -> Dump {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/multistream");
     Dump {
         xml: dir.join("enwiki-2016-206pages-cs1-multistream.xml.bz2"),
@@ -57,7 +57,7 @@ fn shards(dump: &Dump, t: &Path, n: usize) -> Vec<PathBuf> {
         .collect()
 }
 
-fn merge_command(shards: &[PathBuf], index: &Path) -> std::process::Command {
+pub(crate) fn merge_command(shards: &[PathBuf], index: &Path) -> std::process::Command {
     let mut c = wikiwit();
     c.arg("merge")
         .args(shards)
@@ -80,11 +80,11 @@ fn data_files(dir: &Path) -> Vec<String> {
     names
 }
 
-fn manifest(dir: &Path) -> serde_json::Value {
+pub(crate) fn manifest(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
 }
 
-fn assert_same_as_one_machine(one: &Path, merged: &Path, what: &str) {
+pub(crate) fn assert_same_as_one_machine(one: &Path, merged: &Path, what: &str) {
     let files = data_files(one);
     assert!(files.len() >= 15, "{what}: {files:?}");
     assert_eq!(files, data_files(merged), "{what}: the files differ");

@@ -33,5 +33,6 @@ mod parquet;
 mod serve;
 mod shard_checks;
 mod shards;
+mod shared_sources;
 mod structure;
 mod text;

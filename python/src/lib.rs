@@ -690,13 +690,14 @@ fn build_options(
         build_date: None,
         strict: false,
         messages: None,
+        sources: None,
     }
 }
 
 /// Builds shard `k` of `n` of a multistream dump into `out` (`build --shard K/N`);
 /// returns the shard's manifest. What `merge` joins; Spark runs one per task.
 #[pyfunction]
-#[pyo3(signature = (dump, out, k, n, *, multistream_index = None, threads = 0, text = true, pages_only = false, expand = true, memory_budget = None))]
+#[pyo3(signature = (dump, out, k, n, *, multistream_index = None, threads = 0, text = true, pages_only = false, expand = true, memory_budget = None, sources = None))]
 #[allow(clippy::too_many_arguments)]
 fn build_shard<'py>(
     py: Python<'py>,
@@ -710,9 +711,10 @@ fn build_shard<'py>(
     pages_only: bool,
     expand: bool,
     memory_budget: Option<u64>,
+    sources: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let part: wikiwit::indexer::Shard = format!("{k}/{n}").parse().map_err(BuildError::new_err)?;
-    let opts = build_options(
+    let mut opts = build_options(
         &dump,
         out,
         threads,
@@ -720,6 +722,7 @@ fn build_shard<'py>(
         multistream_index,
         memory_budget,
     );
+    opts.sources = sources;
     let cancel = AtomicBool::new(false);
     let report = py
         .detach(|| {
@@ -727,6 +730,38 @@ fn build_shard<'py>(
         })
         .map_err(|e| {
             BuildError::new_err(format!("building shard {part} from {}: {e}", show(&dump)))
+        })?;
+    py_value(py, &report.manifest)
+}
+
+/// Runs the first pass of a multistream dump with its index into `out` (`build
+/// --sources-only`); returns its manifest. Every shard then takes it (`sources=`) instead
+/// of decoding the templates' streams itself.
+#[pyfunction]
+#[pyo3(signature = (dump, out, *, multistream_index, threads = 0))]
+fn build_sources<'py>(
+    py: Python<'py>,
+    dump: PathBuf,
+    out: PathBuf,
+    multistream_index: PathBuf,
+    threads: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = build_options(
+        &dump,
+        out,
+        threads,
+        (false, false, true),
+        Some(multistream_index),
+        None,
+    );
+    let cancel = AtomicBool::new(false);
+    let report = py
+        .detach(|| wikiwit::indexer::build_sources(&opts, &wikiwit::indexer::NoProgress, &cancel))
+        .map_err(|e| {
+            BuildError::new_err(format!(
+                "reading the templates and modules of {}: {e}",
+                show(&dump)
+            ))
         })?;
     py_value(py, &report.manifest)
 }
@@ -767,6 +802,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PreparedAudit>()?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(build_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(build_sources, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add("WikiwitError", py.get_type::<WikiwitError>())?;
     m.add("NotFoundError", py.get_type::<NotFoundError>())?;

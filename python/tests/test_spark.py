@@ -164,3 +164,32 @@ def test_spark_build_equals_the_one_machine_build(session, tmp_path):
             for d in (one, merged)
         ]
         assert out[0] == out[1], table
+
+
+def test_spark_build_shares_one_first_pass(session, tmp_path):
+    """The shards of wikiwit.spark.build take one first pass (`build --sources-only`, run
+    as one task) instead of each decoding the template and module streams: every shard
+    holds that pass's files. The bindings refuse another dump's first pass, publishing
+    nothing."""
+    dump = DATA / "ltgwiki-2017-multistream.xml.bz2"
+    idx = DATA / "ltgwiki-2017-multistream-index.txt.bz2"
+    work = tmp_path / "work"
+    m = wspark.build(dump, idx, tmp_path / "ix", shards=2, spark=session, work_dir=work)
+    sources = work / "sources"
+    made = json.loads((sources / "manifest.json").read_text())
+    assert made["format"] == "wikiwit-sources"
+    assert made["sources"] == m["build"]["sources"] and made["sources"]["pages"] > 300
+    for k in (1, 2):
+        for f in ("sources.rec", "sources.fst"):
+            assert (work / f"shard-{k}-of-2" / f).read_bytes() == (sources / f).read_bytes(), (k, f)
+    other = DATA / "enwiki-2016-206pages-multistream.xml.bz2"
+    with pytest.raises(wikiwit.BuildError, match="holds the first pass of another dump"):
+        wikiwit._native.build_shard(
+            other,
+            tmp_path / "x",
+            1,
+            2,
+            multistream_index=DATA / "enwiki-2016-206pages-multistream-index.txt.bz2",
+            sources=sources,
+        )
+    assert not (tmp_path / "x").exists()

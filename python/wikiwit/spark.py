@@ -237,12 +237,16 @@ def build(
     text: bool = True,
     expand: bool = True,
     memory_budget: Optional[int] = None,
+    sources_threads: int = 0,
 ) -> dict:
     """Builds the index of a multistream ``dump`` (with its multistream ``index_file``)
-    into ``out`` on Spark: ``shards`` tasks each build one shard (``wikiwit build
-    --shard K/N`` through the bindings, ``threads`` worker threads each), then the driver
-    merges them (``wikiwit merge``) and returns the index's manifest. The index is the
-    one a single machine builds (docs/scale.md, "Shards and merge").
+    into ``out`` on Spark: when templates are expanded, one task first reads the dump's
+    templates, modules and messages (``wikiwit build --sources-only``, with
+    ``sources_threads`` worker threads) for every shard to take; then ``shards`` tasks
+    each build one shard (``wikiwit build --shard K/N --sources DIR`` through the
+    bindings, ``threads`` worker threads each), and the driver merges them (``wikiwit
+    merge``) and returns the index's manifest. The index is the one a single machine
+    builds (docs/scale.md, "Shards and merge").
 
     The dump, its index file and ``work_dir`` (where the shards go; default: a hidden
     directory beside ``out``, removed after the merge) must be at the same paths on the
@@ -261,6 +265,14 @@ def build(
     work = os.path.abspath(os.fspath(work_dir)) if work_dir else os.path.join(parent, f".{name}.shards")
     os.makedirs(work, exist_ok=True)
 
+    sources = os.path.join(work, "sources") if expand else None
+
+    def read_sources(_) -> str:
+        from . import _native as native
+
+        native.build_sources(dump, sources, multistream_index=index_file, threads=sources_threads)
+        return sources
+
     def build_one(k: int) -> str:
         from . import _native as native
 
@@ -275,12 +287,15 @@ def build(
             text=text,
             expand=expand,
             memory_budget=memory_budget,
+            sources=sources,
         )
         return shard_dir
 
-    ks = list(range(1, shards + 1))
-    dirs = spark.sparkContext.parallelize(ks, shards).map(build_one).collect()
+    sc = spark.sparkContext
     try:
+        if sources is not None:
+            sc.parallelize([0], 1).map(read_sources).collect()
+        dirs = sc.parallelize(list(range(1, shards + 1)), shards).map(build_one).collect()
         return _native.merge(sorted(dirs), out, memory_budget=memory_budget)
     finally:
         if own_work:

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use wikiwit::index::Manifest;
-use wikiwit::indexer::{BuildOptions, build, build_shard};
+use wikiwit::indexer::{BuildOptions, build, build_shard, build_sources};
 use wikiwit::title::InterwikiProfile;
 
 use super::Outcome;
@@ -51,6 +51,15 @@ pub struct Args {
     /// an index.
     #[arg(long, value_name = "K/N")]
     shard: Option<wikiwit::indexer::Shard>,
+    /// Only the first pass (the templates, modules and messages expansion reads) of a
+    /// multistream dump with its index, into --index DIR: what each `--shard K/N` build
+    /// then takes with `--sources DIR` instead of decoding them itself.
+    #[arg(long, conflicts_with_all = ["shard", "no_expand", "pages_only", "cost_report", "sources", "messages", "build_date"])]
+    sources_only: bool,
+    /// Take the first pass from DIR, written by `--sources-only` from the same dump,
+    /// instead of running it (checked: another dump's is refused).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["no_expand", "pages_only"])]
+    sources: Option<PathBuf>,
     /// Also write, to FILE (JSON, outside the index), what each template and module cost
     /// the expansion with the time it took (monotonic, per thread, inclusive; differs in
     /// every build). The counts alone are in the index (`costs.json`, `wikiwit info`).
@@ -82,19 +91,45 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         build_date: args.build_date,
         strict: args.strict,
         messages: args.messages.clone(),
+        sources: args.sources.clone(),
     };
     let bar = Bar::new(args.writer.quiet);
+    if args.sources_only {
+        let report = build_sources(&opts, &bar, &cancel).with_context(|| {
+            format!(
+                "reading the templates and modules of {}",
+                args.dump.display()
+            )
+        })?;
+        let m = &report.manifest;
+        let streams = m
+            .sources
+            .streams_read
+            .map_or("all".into(), |n| n.to_string());
+        print_report(
+            args.out.json,
+            m,
+            format!(
+                "wrote the first pass of {} to {}: {} templates, modules and messages from {streams} streams, {:.2} s on {} thread(s); give it to every shard with `--sources {}`",
+                m.source.file_name,
+                report.dir.display(),
+                m.sources.pages,
+                m.seconds,
+                m.threads,
+                report.dir.display()
+            ),
+        )?;
+        return Ok(Outcome::Success);
+    }
     if let Some(part) = args.shard {
         let report = build_shard(&opts, part, &bar, &cancel)
             .with_context(|| format!("building shard {part} from {}", args.dump.display()))?;
         write_cost_report(args.cost_report.as_deref(), report.costs.as_ref())?;
-        let mut out = std::io::stdout().lock();
-        if args.out.json {
-            super::print_json(&mut out, &report.manifest)?;
-        } else {
-            let m = &report.manifest;
-            writeln!(
-                out,
+        let m = &report.manifest;
+        print_report(
+            args.out.json,
+            m,
+            format!(
                 "built shard {} in {} from {}: {} pages of {} streams (bytes {}..{} of the dump), {:.2} s on {} thread(s); join the {} shards with `wikiwit merge`",
                 m.shard,
                 report.dir.display(),
@@ -106,8 +141,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 m.seconds,
                 m.threads,
                 m.shard.n
-            )?;
-        }
+            ),
+        )?;
         return Ok(Outcome::Success);
     }
     let report = build(&opts, &bar, &cancel)
@@ -120,6 +155,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         summary(&mut out, &report.dir, &report.manifest)?;
     }
     Ok(Outcome::Success)
+}
+
+/// The manifest as JSON (`--json`), else the one-line summary `line`.
+fn print_report(json: bool, manifest: &impl serde::Serialize, line: String) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        super::print_json(&mut out, manifest)?;
+    } else {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
 }
 
 /// `--cost-report FILE`: the build's costs with their times, when asked for.

@@ -65,6 +65,7 @@ fn build_sample(
         build_date: None,
         strict: false,
         messages: None,
+        sources: None,
     };
     Ok(build(&opts, &NoProgress, &AtomicBool::new(false))?)
 }

@@ -17,6 +17,9 @@ pub const FILE: &str = "manifest.json";
 pub(crate) const FORMAT_NAME: &str = "wikiwit-index";
 /// The `format` of a shard's manifest (`build --shard`): a directory readers refuse.
 pub(crate) const SHARD_FORMAT_NAME: &str = "wikiwit-shard";
+/// The `format` of a sources directory's manifest (`build --sources-only`): a directory
+/// readers refuse.
+pub(crate) const SOURCES_FORMAT_NAME: &str = "wikiwit-sources";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -192,6 +195,11 @@ impl Manifest {
                     .get("shard")
                     .map(|s| format!("{}/{}", s["k"], s["n"]))
                     .unwrap_or_default(),
+            });
+        }
+        if format == Some(SOURCES_FORMAT_NAME) {
+            return Err(IndexError::SourcesDir {
+                path: dir.to_path_buf(),
             });
         }
         if format != Some(FORMAT_NAME) {

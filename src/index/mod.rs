@@ -112,6 +112,10 @@ pub enum IndexError {
     )]
     Shard { path: PathBuf, shard: String },
     #[error(
+        "{path} holds the first pass of a build (`build --sources-only`: templates, modules and messages), not an index: give it to `build --shard K/N --sources DIR`"
+    )]
+    SourcesDir { path: PathBuf },
+    #[error(
         "{path} has index format version {found}, but this wikiwit reads version {expected}; rebuild it with `wikiwit build`"
     )]
     Version {

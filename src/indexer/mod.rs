@@ -17,6 +17,7 @@ mod merge;
 mod page;
 mod redirects;
 mod shard;
+mod shared_sources;
 mod sinks;
 mod sources;
 mod title_keys;
@@ -27,6 +28,7 @@ use write::{TextCrcs, WriteEnv, record_text_dir, write_phase};
 pub use costs::{CostReport, MeasuredRow};
 pub use merge::{MergeOptions, merge};
 pub use shard::{Shard, ShardManifest, ShardOptions, ShardReport};
+pub use shared_sources::{SourcesManifest, SourcesReport, build_sources};
 
 use sha2::{Digest, Sha256};
 
@@ -77,6 +79,9 @@ pub struct BuildOptions {
     /// (`--messages`, see `docs/expansion.md`); copied into the index as
     /// `messages.json` so that `expand` uses the same. English when `None`.
     pub messages: Option<PathBuf>,
+    /// A first pass written by `build --sources-only` (a sources directory), taken
+    /// instead of running this build's own (`--sources`); it must be this dump's.
+    pub sources: Option<PathBuf>,
 }
 
 /// The default `--memory-budget`: what the sorters hold at most. Chosen so that the
@@ -162,6 +167,93 @@ pub struct BuildReport {
 fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `value` as pretty JSON to `path` and syncs it: a manifest, written last.
+fn write_json(
+    path: &Path,
+    value: &impl serde::Serialize,
+    what: &'static str,
+) -> Result<(), IndexError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| IndexError::Encode {
+        what,
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| IndexError::io(path, e))?;
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| IndexError::io(path, e))
+}
+
+/// A directory the build writes beside indexes (a shard, a sources directory), as its
+/// `manifest.json` names it: what to say when a directory is not one, or not of this
+/// version.
+pub(super) struct DirKind {
+    /// What one is called in messages: "a shard".
+    what: &'static str,
+    /// Its layout's name in the version message: "shard".
+    layout: &'static str,
+    format: &'static str,
+    version: u32,
+    /// How to make one: "build one with `…`".
+    make: &'static str,
+    /// What to do with one of another version.
+    redo: &'static str,
+    /// What to say of a directory of another known format.
+    others: &'static [(&'static str, &'static str)],
+}
+
+/// Reads `dir/manifest.json`, refusing anything but a directory of `kind` at its version,
+/// of this wikiwit's index format.
+fn read_dir_manifest<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    kind: &DirKind,
+) -> Result<T, BuildError> {
+    let path = dir.join("manifest.json");
+    let bad = |why: String| BuildError::Shards {
+        message: format!("{}: {why}", dir.display()),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(format!(
+                "not {} (no manifest.json); {}",
+                kind.what, kind.make
+            )));
+        }
+        Err(e) => return Err(IndexError::io(&path, e).into()),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("manifest.json is not JSON: {e}")))?;
+    match value.get("format").and_then(|v| v.as_str()) {
+        Some(f) if f == kind.format => {}
+        Some(f) if kind.others.iter().any(|(o, _)| *o == f) => {
+            let (_, why) = kind.others.iter().find(|(o, _)| *o == f).expect("found");
+            return Err(bad(why.to_string()));
+        }
+        _ => {
+            return Err(bad(format!(
+                "not {} (manifest.json is of another format); {}",
+                kind.what, kind.make
+            )));
+        }
+    }
+    let version = |key: &str| value.get(key).and_then(|v| v.as_u64());
+    if version("format_version") != Some(u64::from(kind.version))
+        || version("index_format_version") != Some(u64::from(index::FORMAT_VERSION))
+    {
+        return Err(bad(format!(
+            "{layout} format {:?} of index format {:?}, but this wikiwit reads {layout} format {} of index format {}; {}",
+            version("format_version"),
+            version("index_format_version"),
+            kind.version,
+            index::FORMAT_VERSION,
+            kind.redo,
+            layout = kind.layout,
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("manifest.json: {e}")))
 }
 
 fn file_digest(path: &Path) -> Result<FileDigest, DumpError> {
@@ -271,6 +363,9 @@ struct Expansion<'d> {
     /// revision in the dump).
     build_date: i64,
     config: ExpandConfig,
+    /// The first pass, when taken from a sources directory (`--sources`): the dump's
+    /// hash is checked against it before the build is published.
+    taken: Option<shared_sources::Taken>,
 }
 
 impl Expansion<'_> {
@@ -283,6 +378,14 @@ impl Expansion<'_> {
             articles: Some(&self.articles),
             ids: None,
         }
+    }
+}
+
+/// Refuses a dump (hashed `sha`) other than the one a taken first pass was read from.
+fn same_dump(e: Option<&Expansion<'_>>, sha: &str, dump: &Path) -> Result<(), BuildError> {
+    match e.and_then(|e| e.taken.as_ref()) {
+        Some(t) => shared_sources::check_dump(t, sha, dump),
+        None => Ok(()),
     }
 }
 
@@ -304,6 +407,11 @@ fn prepare_expansion<'d>(
     // The messages file before the dump: a bad one is refused before a pass over it.
     let messages = match &opts.messages {
         Some(path) => Some(stored_messages(path, dir, files)?),
+        None => None,
+    };
+    // A first pass taken from elsewhere is checked before anything is read.
+    let taken = match &opts.sources {
+        Some(from) => Some(shared_sources::take(from, opts, dump, codec, dir)?),
         None => None,
     };
     // An indexed multistream dump's other pages are read from their streams, found
@@ -331,11 +439,26 @@ fn prepare_expansion<'d>(
         (None, false) => Some(sources::Collect::Spool),
     };
     let others = collect.map(|c| (c, tmp, budget.share(1.0)));
+    let (pass, taken) = match taken {
+        // Taken only from an indexed multistream dump, whose other pages need no pass.
+        Some(t) => (
+            sources::FirstPass {
+                info: t.info.clone(),
+                sizes: t.sizes,
+                others: None,
+            },
+            Some(t),
+        ),
+        None => (
+            sources::first_pass(dump, codec, &site.lang, dir, others, progress, cancel)?,
+            None,
+        ),
+    };
     let sources::FirstPass {
         info,
         sizes: (rec, map),
         others,
-    } = sources::first_pass(dump, codec, &site.lang, dir, others, progress, cancel)?;
+    } = pass;
     let (articles, sort_runs) = match (streams, others) {
         (Some((g, (d, runs))), _) => (Articles::streams(dump, g, d, codec), runs),
         (None, Some((sources::Others::Points(o), (d, runs)))) => {
@@ -365,6 +488,7 @@ fn prepare_expansion<'d>(
         sort_runs,
         build_date,
         config,
+        taken,
     })
 }
 
@@ -550,7 +674,7 @@ fn build_in_pool(
         clock.lap("read templates and modules");
         Some(e)
     } else {
-        None
+        unexpanded(opts)?
     };
     let lookup = expansion.as_ref().map(Expansion::lookup);
     let with_text = opts.text && parse;
@@ -578,6 +702,7 @@ fn build_in_pool(
             expansion: expansion
                 .as_ref()
                 .map(|e| (&e.info, e.build_date, e.sort_runs)),
+            taken: expansion.as_ref().and_then(|e| e.taken.as_ref()),
             clock,
         };
         let report = shard::write(run, plan, staging, (files, text_index), progress, cancel)?;
@@ -603,6 +728,7 @@ fn build_in_pool(
         cancel,
     );
     let stats = read.map_err(read_error)?;
+    same_dump(expansion.as_ref(), &sha, dump.path())?;
     clock.lap("read and parse pages");
     let costs = write_costs(&dir, &mut sinks, &mut files)?;
     let env = WriteEnv {
@@ -638,6 +764,17 @@ fn build_in_pool(
     let mut report = publish(manifest, staging)?;
     report.costs = costs.map(|c| c.report());
     Ok(Output::Index(report))
+}
+
+/// No expansion for a build that does not expand, which then must not be given a first
+/// pass to take (`--sources`).
+fn unexpanded(opts: &BuildOptions) -> Result<Option<Expansion<'static>>, BuildError> {
+    match opts.sources {
+        Some(_) => Err(BuildError::Shards {
+            message: "--sources is the first pass of a build that expands templates; this one does not (--no-expand or --pages-only)".into(),
+        }),
+        None => Ok(None),
+    }
 }
 
 /// The full-text index writer's memory, in MB (its two indexing threads share it).

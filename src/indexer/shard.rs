@@ -47,6 +47,26 @@ type Encoded = (
     (Vec<u8>, Vec<u8>),
 );
 
+/// How a shard's manifest is read back.
+const KIND: super::DirKind = super::DirKind {
+    what: "a shard",
+    layout: "shard",
+    format: FORMAT_NAME,
+    version: FORMAT_VERSION,
+    make: "build one with `wikiwit build DUMP --multistream-index IDX --shard K/N`",
+    redo: "rebuild the shard",
+    others: &[
+        (
+            index::manifest::FORMAT_NAME,
+            "is an index, not a shard: merge takes the directories `build --shard K/N` wrote",
+        ),
+        (
+            index::manifest::SOURCES_FORMAT_NAME,
+            "is a sources directory (`build --sources-only`), not a shard: give it to each shard's build with `--sources DIR`",
+        ),
+    ],
+};
+
 /// Which shard a build writes: the `k`-th (1-based) of `n` byte ranges of the dump.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
@@ -190,57 +210,11 @@ pub struct ShardManifest {
 impl ShardManifest {
     /// Reads `dir/manifest.json`, refusing anything but a shard of this version.
     pub fn read(dir: &Path) -> Result<ShardManifest, BuildError> {
-        let path = dir.join("manifest.json");
-        let bad = |why: String| BuildError::Shards {
-            message: format!("{}: {why}", dir.display()),
-        };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(bad(
-                    "not a shard (no manifest.json); build one with `wikiwit build DUMP --multistream-index IDX --shard K/N`".into(),
-                ));
-            }
-            Err(e) => return Err(IndexError::io(&path, e).into()),
-        };
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| bad(format!("manifest.json is not JSON: {e}")))?;
-        match value.get("format").and_then(|v| v.as_str()) {
-            Some(FORMAT_NAME) => {}
-            Some(index::manifest::FORMAT_NAME) => {
-                return Err(bad("is an index, not a shard: merge takes the directories `build --shard K/N` wrote".into()));
-            }
-            _ => {
-                return Err(bad(
-                    "not a shard (manifest.json is of another format)".into()
-                ));
-            }
-        }
-        let version = |key: &str| value.get(key).and_then(|v| v.as_u64());
-        if version("format_version") != Some(u64::from(FORMAT_VERSION))
-            || version("index_format_version") != Some(u64::from(index::FORMAT_VERSION))
-        {
-            return Err(bad(format!(
-                "shard format {:?} of index format {:?}, but this wikiwit merges shard format {FORMAT_VERSION} of index format {}; rebuild the shard",
-                version("format_version"),
-                version("index_format_version"),
-                index::FORMAT_VERSION
-            )));
-        }
-        serde_json::from_value(value).map_err(|e| bad(format!("manifest.json: {e}")))
+        super::read_dir_manifest(dir, &KIND)
     }
 
     pub(super) fn write(&self, dir: &Path) -> Result<(), IndexError> {
-        let path = dir.join("manifest.json");
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Encode {
-            what: "shard manifest",
-            message: e.to_string(),
-        })?;
-        text.push('\n');
-        std::fs::write(&path, text).map_err(|e| IndexError::io(&path, e))?;
-        std::fs::File::open(&path)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| IndexError::io(&path, e))
+        super::write_json(&dir.join("manifest.json"), self, "shard manifest")
     }
 }
 
@@ -289,6 +263,8 @@ pub(super) struct Run<'a> {
     /// When pages are expanded: what the first pass read, the build date, and the runs
     /// the sort of the other pages' directory spilled.
     pub(super) expansion: Option<(&'a SourcesInfo, i64, u64)>,
+    /// The first pass, when taken from a sources directory (checked against the dump).
+    pub(super) taken: Option<&'a super::shared_sources::Taken>,
     pub(super) clock: super::Clock,
 }
 
@@ -349,6 +325,9 @@ pub(super) fn write(
         cancel,
     );
     let stats = read.map_err(super::read_error)?;
+    if let Some(t) = run.taken {
+        super::shared_sources::check_dump(t, &sha, run.dump.path())?;
+    }
     files.insert(PAGES_FILE.to_string(), w.finish()?);
     stores.finish(&mut files)?;
     let mut checksums = BTreeMap::new();
