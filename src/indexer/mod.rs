@@ -226,18 +226,17 @@ fn read_dir_manifest<T: serde::de::DeserializeOwned>(
     };
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(format!("manifest.json is not JSON: {e}")))?;
-    match value.get("format").and_then(|v| v.as_str()) {
-        Some(f) if f == kind.format => {}
-        Some(f) if kind.others.iter().any(|(o, _)| *o == f) => {
-            let (_, why) = kind.others.iter().find(|(o, _)| *o == f).expect("found");
-            return Err(bad(why.to_string()));
-        }
-        _ => {
-            return Err(bad(format!(
-                "not {} (manifest.json is of another format); {}",
-                kind.what, kind.make
-            )));
-        }
+    let format = value.get("format").and_then(|v| v.as_str());
+    if format != Some(kind.format) {
+        return Err(bad(
+            match kind.others.iter().find(|(o, _)| Some(*o) == format) {
+                Some((_, why)) => why.to_string(),
+                None => format!(
+                    "not {} (manifest.json is of another format); {}",
+                    kind.what, kind.make
+                ),
+            },
+        ));
     }
     let version = |key: &str| value.get(key).and_then(|v| v.as_u64());
     if version("format_version") != Some(u64::from(kind.version))
