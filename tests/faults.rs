@@ -229,7 +229,6 @@ fn leftovers(dir: &Path) -> Vec<String> {
 /// nothing left beside the index.
 #[test]
 fn a_build_killed_at_any_phase_leaves_the_previous_index_intact() {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
     let tmp = tempdir();
     let parent = tmp.path().join("indexes");
     std::fs::create_dir(&parent).unwrap();
@@ -243,34 +242,7 @@ fn a_build_killed_at_any_phase_leaves_the_previous_index_intact() {
     assert_ne!(old, new);
     let mut left_before: Vec<String> = Vec::new();
     for point in KILL_POINTS {
-        let mut cmd = wikiwit();
-        cmd.arg("build")
-            .arg(&dump)
-            .arg("--index")
-            .arg(&index)
-            .args(["-q", "-j", "2"])
-            .env("WIKIWIT_FAULT_POINT", point);
-        // SAFETY: between fork and exec only setrlimit, async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                // No core file from the abort.
-                let none = libc::rlimit {
-                    rlim_cur: 0,
-                    rlim_max: 0,
-                };
-                libc::setrlimit(libc::RLIMIT_CORE, &none);
-                Ok(())
-            });
-        }
-        let o = cmd.output().unwrap();
-        let err = stderr(&o);
-        assert_eq!(
-            o.status.signal(),
-            Some(libc::SIGABRT),
-            "{point}: the build was not stopped there ({:?}): {err}",
-            o.status
-        );
-        assert!(!err.contains("panicked"), "{point}: {err}");
+        killed_at(&mut build_command(&dump, &index, &["-j", "2"]), point);
         ok(wikiwit().args(["info", "--verify", "--index"]).arg(&index));
         let after_swap = point == "publish:2";
         let want = if after_swap { &new } else { &old };

@@ -166,3 +166,37 @@ fn a_first_pass_not_of_the_dump_or_damaged_is_refused() {
     );
     assert!(!t.join("single").exists());
 }
+
+/// `--sources-only` publishes as a build does: killed at any point before the swap, it
+/// leaves the sources directory in place as it was (still taken by a shard), and after
+/// the swap the new one.
+#[test]
+fn a_killed_sources_only_leaves_the_previous_directory() {
+    let tmp = tempdir();
+    let t = tmp.path();
+    let (ltg, cs1) = (ltgwiki(), enwiki_cs1());
+    let sources = t.join("sources");
+    sources_only(&ltg, &sources);
+    let dump_of = |dir: &Path| manifest(dir)["source"]["file_name"].clone();
+    let ltg_name = dump_of(&sources);
+    let mut args = index_args(&cs1);
+    args.push("--sources-only");
+    // cs1's first pass reads 287 pages: the kills fall before, inside and after it.
+    for point in ["sources:0", "sources:200", "publish:0", "publish:1"] {
+        killed_at(&mut build_command(&cs1.xml, &sources, &args), point);
+        assert_eq!(
+            dump_of(&sources),
+            ltg_name,
+            "{point}: the directory changed"
+        );
+    }
+    ok(&mut shard_command(&ltg, &t.join("shard"), "1/2", &sources));
+    killed_at(&mut build_command(&cs1.xml, &sources, &args), "publish:2");
+    assert_ne!(dump_of(&sources), ltg_name, "publish:2: not swapped");
+    ok(&mut shard_command(
+        &cs1,
+        &t.join("cs1-shard"),
+        "1/2",
+        &sources,
+    ));
+}

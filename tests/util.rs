@@ -248,3 +248,30 @@ pub fn flip(path: &Path) -> Vec<u8> {
     std::fs::write(path, damaged).unwrap();
     bytes
 }
+
+/// Runs `cmd` with `WIKIWIT_FAULT_POINT=point` (`src/index/fault.rs`), which must stop it
+/// there as `kill -9` would: by SIGABRT, without a panic and without a core file.
+pub fn killed_at(cmd: &mut Command, point: &str) {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    cmd.env("WIKIWIT_FAULT_POINT", point);
+    // SAFETY: between fork and exec only setrlimit, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.signal(),
+        Some(libc::SIGABRT),
+        "{point}: {cmd:?} was not stopped there ({:?}): {err}",
+        o.status
+    );
+    assert!(!err.contains("panicked"), "{point}: {err}");
+}
