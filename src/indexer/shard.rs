@@ -48,7 +48,7 @@ type Encoded = (
 );
 
 /// How a shard's manifest is read back.
-const KIND: super::DirKind = super::DirKind {
+const KIND: super::dir_manifest::DirKind = super::dir_manifest::DirKind {
     what: "a shard",
     layout: "shard",
     format: FORMAT_NAME,
@@ -210,11 +210,11 @@ pub struct ShardManifest {
 impl ShardManifest {
     /// Reads `dir/manifest.json`, refusing anything but a shard of this version.
     pub fn read(dir: &Path) -> Result<ShardManifest, BuildError> {
-        super::read_dir_manifest(dir, &KIND)
+        super::dir_manifest::read_dir_manifest(dir, &KIND)
     }
 
     pub(super) fn write(&self, dir: &Path) -> Result<(), IndexError> {
-        super::write_json(&dir.join("manifest.json"), self, "shard manifest")
+        super::dir_manifest::write_json(&dir.join("manifest.json"), self, "shard manifest")
     }
 }
 

@@ -121,7 +121,7 @@ fn write(
         checksums,
     };
     index::fault::point("publish");
-    super::write_json(&dir.join("manifest.json"), &manifest, "sources manifest")?;
+    super::dir_manifest::write_json(&dir.join("manifest.json"), &manifest, "sources manifest")?;
     let dir = staging.commit()?;
     Ok(SourcesReport { dir, manifest })
 }
@@ -240,11 +240,11 @@ pub(super) fn check_dump(taken: &Taken, sha: &str, dump: &Path) -> Result<(), Bu
 
 /// Reads `dir/manifest.json`, refusing anything but a sources directory of this version.
 fn read(dir: &Path) -> Result<SourcesManifest, BuildError> {
-    super::read_dir_manifest(dir, &KIND)
+    super::dir_manifest::read_dir_manifest(dir, &KIND)
 }
 
 /// How a sources directory's manifest is read back.
-const KIND: super::DirKind = super::DirKind {
+const KIND: super::dir_manifest::DirKind = super::dir_manifest::DirKind {
     what: "a sources directory",
     layout: "sources",
     format: FORMAT_NAME,
