@@ -295,6 +295,12 @@ impl Expansion<'_> {
     }
 }
 
+/// The multistream index's digest, when a taken first pass's check computed it.
+fn taken_index<'e>(e: Option<&'e Expansion<'_>>) -> Option<&'e FileDigest> {
+    e.and_then(|e| e.taken.as_ref())
+        .and_then(|t| t.index.as_ref())
+}
+
 /// Refuses a dump (hashed `sha`) other than the one a taken first pass was read from.
 fn same_dump(e: Option<&Expansion<'_>>, sha: &str, dump: &Path) -> Result<(), BuildError> {
     match e.and_then(|e| e.taken.as_ref()) {
@@ -432,12 +438,21 @@ fn read_pages<T: Send>(
         to_page(raw, loc, ctx, expander.as_ref()).and_then(&keep)
     };
     let advance = |done| progress.advance(done);
-    std::thread::scope(|s| {
-        let hasher = s.spawn(|| sha256_hex(dump.bytes()));
+    hashed_while(dump, || {
         progress.phase("reading pages", dump.bytes().len() as u64);
         let read = dump.pages_with(streams, init, map, consume, advance, cancel);
         progress.finish();
-        (hasher.join().expect("hashing thread"), read)
+        read
+    })
+}
+
+/// Runs `work` while another thread hashes the dump; returns the dump's SHA-256 (what
+/// the manifests name the dump by) and what `work` returned.
+fn hashed_while<T>(dump: &Dump, work: impl FnOnce() -> T) -> (String, T) {
+    std::thread::scope(|s| {
+        let hasher = s.spawn(|| sha256_hex(dump.bytes()));
+        let done = work();
+        (hasher.join().expect("hashing thread"), done)
     })
 }
 
@@ -458,7 +473,14 @@ struct Built<'a> {
 
 /// What the manifest records of the dump: its name, size, SHA-256 (`sha`, computed
 /// while it was read), layout and multistream index.
-fn source_info(opts: &BuildOptions, dump: &Dump, sha: String) -> Result<SourceInfo, BuildError> {
+/// `index`: the multistream index's digest when it was taken already (by `--sources`'s
+/// check), so that the file is not read twice.
+fn source_info(
+    opts: &BuildOptions,
+    dump: &Dump,
+    sha: String,
+    index: Option<&FileDigest>,
+) -> Result<SourceInfo, BuildError> {
     Ok(SourceInfo {
         path: opts.dump.display().to_string(),
         file_name: opts
@@ -469,9 +491,10 @@ fn source_info(opts: &BuildOptions, dump: &Dump, sha: String) -> Result<SourceIn
         size: dump.bytes().len() as u64,
         sha256: sha,
         format: dump.format(),
-        multistream_index: match &opts.multistream_index {
-            Some(p) => Some(file_digest(p)?),
-            None => None,
+        multistream_index: match (&opts.multistream_index, index) {
+            (Some(_), Some(known)) => Some(known.clone()),
+            (Some(p), None) => Some(file_digest(p)?),
+            (None, _) => None,
         },
     })
 }
@@ -665,7 +688,7 @@ fn build_in_pool(
     clock.lap("title map, redirects, link graph, stores");
     let built = Built {
         threads,
-        source: source_info(opts, &dump, sha)?,
+        source: source_info(opts, &dump, sha, taken_index(expansion.as_ref()))?,
         pages_only: opts.pages_only,
         codec: &codec,
         with_text,

@@ -354,7 +354,12 @@ pub(super) fn write(
         shard: plan.shard,
         bytes: [plan.bytes.start, plan.bytes.end],
         streams: plan.streams.len(),
-        source: super::source_info(opts, run.dump, sha)?,
+        source: super::source_info(
+            opts,
+            run.dump,
+            sha,
+            run.taken.and_then(|t| t.index.as_ref()),
+        )?,
         site: run.dump.siteinfo().clone(),
         options: ShardOptions {
             interwiki: run.ctx.codec.profile().as_str().to_string(),

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{BuildError, BuildOptions, Progress};
 use crate::dump::{Dump, DumpFormat};
-use crate::index::manifest::{SourceInfo, SourcesInfo, file_crc32};
+use crate::index::manifest::{FileDigest, SourceInfo, SourcesInfo, file_crc32};
 use crate::index::{self, IndexError, Staging};
 use crate::siteinfo::SiteInfo;
 use crate::title::TitleCodec;
@@ -92,11 +92,8 @@ fn write(
     let staging = Staging::begin(&target)?;
     let dir = staging.dir().to_path_buf();
     // The dump is hashed beside the pass, which decodes only part of it.
-    let (sha, pass) = std::thread::scope(|s| {
-        let hasher = s.spawn(|| super::sha256_hex(dump.bytes()));
-        let pass =
-            super::sources::first_pass(&dump, &codec, &site.lang, &dir, None, progress, cancel);
-        (hasher.join().expect("hashing thread"), pass)
+    let (sha, pass) = super::hashed_while(&dump, || {
+        super::sources::first_pass(&dump, &codec, &site.lang, &dir, None, progress, cancel)
     });
     let pass = pass?;
     let mut files = BTreeMap::new();
@@ -111,7 +108,7 @@ fn write(
         index_format_version: index::FORMAT_VERSION,
         wikiwit_version: env!("CARGO_PKG_VERSION").to_string(),
         built_at: super::now_rfc3339(),
-        source: super::source_info(opts, &dump, sha)?,
+        source: super::source_info(opts, &dump, sha, None)?,
         site,
         interwiki: codec.profile().as_str().to_string(),
         sources: pass.info,
@@ -143,13 +140,15 @@ fn indexed(dump: &Dump, flag: &str) -> Result<(), BuildError> {
 }
 
 /// A first pass taken from a sources directory: what it read, the sizes of its files as
-/// copied, and the directory and dump SHA-256 that [`check_dump`] compares once the
-/// pages are read.
+/// copied, the directory and dump SHA-256 that [`check_dump`] compares once the pages
+/// are read, and the multistream index's digest.
 pub(super) struct Taken {
     pub info: SourcesInfo,
     pub sizes: (u64, u64),
     pub from: PathBuf,
     pub sha256: String,
+    /// The multistream index's digest, computed for the check.
+    pub index: Option<FileDigest>,
 }
 
 /// Copies the first pass in `from` into `into` (a build's staging directory), once it is
@@ -176,11 +175,12 @@ pub(super) fn take(
             dump.path().display()
         )));
     }
-    let index_sha = match &opts.multistream_index {
-        Some(p) => Some(super::file_digest(p)?.sha256),
+    // Read once: the build's manifest takes this digest too (`Taken::index`).
+    let index = match &opts.multistream_index {
+        Some(p) => Some(super::file_digest(p)?),
         None => None,
     };
-    if m.source.multistream_index.as_ref().map(|d| &d.sha256) != index_sha.as_ref() {
+    if m.source.multistream_index.as_ref().map(|d| &d.sha256) != index.as_ref().map(|d| &d.sha256) {
         return Err(refuse(
             "was read through another multistream index than the one given".into(),
         ));
@@ -219,6 +219,7 @@ pub(super) fn take(
         sizes: (sizes[0], sizes[1]),
         from: from.to_path_buf(),
         sha256: m.source.sha256,
+        index,
     })
 }
 
