@@ -255,6 +255,17 @@ fn a_damaged_shard_is_refused_and_the_index_kept() {
     );
     assert_eq!(search(), before, "the merged index was changed");
     std::fs::write(fast, good).unwrap();
+    // The first pass's files, copied from the first shard: checked as they are copied.
+    for name in ["sources.rec", "sources.fst"] {
+        let file = parts[0].join(name);
+        let good = flip(&file);
+        refused(
+            &mut merge_command(&parts, &target),
+            &[&file.display().to_string(), "its shard's manifest says"],
+        );
+        assert_eq!(search(), before, "the merged index was changed");
+        std::fs::write(&file, good).unwrap();
+    }
     // A store whose blocks the merge copies as they are: checked by the blocks' CRC-32s.
     for name in ["structure.rec", "text.rec"] {
         let store = parts[1].join(name);

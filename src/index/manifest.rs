@@ -63,17 +63,45 @@ fn checksum_matches(text: &str) -> Option<bool> {
 
 /// CRC-32 of a file, hex, for [`Manifest::checksums`].
 pub(crate) fn file_crc32(path: &Path) -> Result<String, IndexError> {
+    Ok(crc32_copied(path, None)?.1)
+}
+
+/// Copies `from` to `to` and returns the bytes copied and their CRC-32 (hex), reading
+/// `from` once: a build taking a first pass of a few GB checks and records what it
+/// copied without reading the copy back.
+pub(crate) fn copy_with_crc32(from: &Path, to: &Path) -> Result<(u64, String), IndexError> {
+    let out = std::fs::File::create(to).map_err(|e| IndexError::io(to, e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let copied = crc32_copied(from, Some((&mut out, to)))?;
+    let out = out
+        .into_inner()
+        .map_err(|e| IndexError::io(to, e.into_error()))?;
+    out.sync_all().map_err(|e| IndexError::io(to, e))?;
+    Ok(copied)
+}
+
+/// Reads `path` to its end, writing what it reads into `copy` if given; the bytes read
+/// and their CRC-32 (hex).
+fn crc32_copied(
+    path: &Path,
+    mut copy: Option<(&mut dyn std::io::Write, &Path)>,
+) -> Result<(u64, String), IndexError> {
     let mut hasher = crc32fast::Hasher::new();
     let mut f = std::fs::File::open(path).map_err(|e| IndexError::io(path, e))?;
     let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
     loop {
         let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| IndexError::io(path, e))?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
+        if let Some((w, to)) = copy.as_mut() {
+            w.write_all(&buf[..n]).map_err(|e| IndexError::io(to, e))?;
+        }
+        total += n as u64;
     }
-    Ok(format!("{:08x}", hasher.finalize()))
+    Ok((total, format!("{:08x}", hasher.finalize())))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use super::{
     Budget, BuildError, BuildReport, Built, Clock, DEFAULT_MEMORY_BUDGET, Progress, WriteEnv,
 };
 use crate::dump::DumpError;
-use crate::index::{self, IndexError, Staging, Store};
+use crate::index::{self, Staging, Store};
 use crate::title::{InterwikiProfile, TitleCodec};
 
 /// What to merge and where.
@@ -132,12 +132,21 @@ fn merge_in_pool(
     let spill = staging.spill_dir(opts.tmp_dir.as_deref())?;
     let tmp = spill.path().to_path_buf();
     let budget = Budget(opts.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET));
-    // The first pass's files, alike in every shard (checked), as the build keeps them.
+    // The first pass's files, alike in every shard (checked), as the build keeps them;
+    // checked against the first shard's manifest as they are copied.
     let mut files = BTreeMap::new();
     for name in SHARED_FILES {
         if let Some(size) = first.files.get(name) {
             let (from, to) = (first_dir.join(name), dir.join(name));
-            std::fs::copy(&from, &to).map_err(|e| IndexError::io(&from, e))?;
+            let (_, crc) = index::manifest::copy_with_crc32(&from, &to)?;
+            let recorded = first.checksums.get(name).map(String::as_str);
+            if recorded != Some(crc.as_str()) {
+                return Err(refuse(format!(
+                    "{}: CRC-32 {crc}, but its shard's manifest says {}",
+                    from.display(),
+                    recorded.unwrap_or("none")
+                )));
+            }
             files.insert(name.to_string(), *size);
         }
     }

@@ -295,20 +295,6 @@ impl Expansion<'_> {
     }
 }
 
-/// The multistream index's digest, when a taken first pass's check computed it.
-fn taken_index<'e>(e: Option<&'e Expansion<'_>>) -> Option<&'e FileDigest> {
-    e.and_then(|e| e.taken.as_ref())
-        .and_then(|t| t.index.as_ref())
-}
-
-/// Refuses a dump (hashed `sha`) other than the one a taken first pass was read from.
-fn same_dump(e: Option<&Expansion<'_>>, sha: &str, dump: &Path) -> Result<(), BuildError> {
-    match e.and_then(|e| e.taken.as_ref()) {
-        Some(t) => shared_sources::check_dump(t, sha, dump),
-        None => Ok(()),
-    }
-}
-
 /// The first pass: the templates, modules and messages every page may call, stored in
 /// the staging directory, and the expander's configuration.
 #[allow(clippy::too_many_arguments)]
@@ -353,12 +339,6 @@ fn prepare_expansion<'d>(
         Some(g) => Some((g, sorter.finish(tmp)?)),
         None => None,
     };
-    let collect = match (&streams, dump.has_entry_points()) {
-        (Some(_), _) => None,
-        (None, true) => Some(sources::Collect::Points),
-        (None, false) => Some(sources::Collect::Spool),
-    };
-    let others = collect.map(|c| (c, tmp, budget.share(1.0)));
     let (pass, taken) = match taken {
         // Taken only from an indexed multistream dump, whose other pages need no pass.
         Some(t) => (
@@ -369,10 +349,16 @@ fn prepare_expansion<'d>(
             },
             Some(t),
         ),
-        None => (
-            sources::first_pass(dump, codec, &site.lang, dir, others, progress, cancel)?,
-            None,
-        ),
+        None => {
+            let collect = match (&streams, dump.has_entry_points()) {
+                (Some(_), _) => None,
+                (None, true) => Some(sources::Collect::Points),
+                (None, false) => Some(sources::Collect::Spool),
+            };
+            let others = collect.map(|c| (c, tmp, budget.share(1.0)));
+            let pass = sources::first_pass(dump, codec, &site.lang, dir, others, progress, cancel)?;
+            (pass, None)
+        }
     };
     let sources::FirstPass {
         info,
@@ -415,17 +401,19 @@ fn prepare_expansion<'d>(
 /// The main pass: every page read (or, for a shard, the pages of `streams`), analysed on
 /// the workers, turned into what `consume` takes by `keep` (still on the workers) and
 /// handed to `consume` in dump order, while another thread hashes the dump. Returns the
-/// dump's SHA-256 and what the reader saw.
+/// dump's SHA-256 and what the reader saw; refuses a dump other than the one a `taken`
+/// first pass was read from (same size and index, other bytes).
 #[allow(clippy::too_many_arguments)]
 fn read_pages<T: Send>(
     dump: &Dump,
     ctx: &Ctx<'_>,
     streams: Option<&[usize]>,
+    taken: Option<&shared_sources::Taken>,
     keep: impl Fn(page::PageOut) -> Result<T, DumpError> + Sync,
     consume: impl FnMut(T) -> Result<(), DumpError>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
-) -> (String, Result<crate::dump::ReadStats, DumpError>) {
+) -> Result<(String, crate::dump::ReadStats), BuildError> {
     // One expander per worker thread: its caches of parsed templates and of
     // page-independent expansions serve every page that thread reads.
     let init = || {
@@ -438,12 +426,17 @@ fn read_pages<T: Send>(
         to_page(raw, loc, ctx, expander.as_ref()).and_then(&keep)
     };
     let advance = |done| progress.advance(done);
-    hashed_while(dump, || {
+    let (sha, read) = hashed_while(dump, || {
         progress.phase("reading pages", dump.bytes().len() as u64);
         let read = dump.pages_with(streams, init, map, consume, advance, cancel);
         progress.finish();
         read
-    })
+    });
+    let stats = read.map_err(read_error)?;
+    if let Some(t) = taken {
+        shared_sources::check_dump(t, &sha, dump.path())?;
+    }
+    Ok((sha, stats))
 }
 
 /// Runs `work` while another thread hashes the dump; returns the dump's SHA-256 (what
@@ -614,6 +607,7 @@ fn build_in_pool(
         unexpanded(opts)?
     };
     let lookup = expansion.as_ref().map(Expansion::lookup);
+    let taken = expansion.as_ref().and_then(|e| e.taken.as_ref());
     let with_text = opts.text && parse;
     let mut ctx = Ctx {
         path: dump.path(),
@@ -639,7 +633,7 @@ fn build_in_pool(
             expansion: expansion
                 .as_ref()
                 .map(|e| (&e.info, e.build_date, e.sort_runs)),
-            taken: expansion.as_ref().and_then(|e| e.taken.as_ref()),
+            taken,
             clock,
         };
         let report = shard::write(run, plan, staging, (files, text_index), progress, cancel)?;
@@ -655,17 +649,16 @@ fn build_in_pool(
     )?;
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
-    let (sha, read) = read_pages(
+    let (sha, stats) = read_pages(
         &dump,
         &ctx,
         None,
+        taken,
         Ok,
         |p| sinks.consume(p, text_index.as_ref()),
         progress,
         cancel,
-    );
-    let stats = read.map_err(read_error)?;
-    same_dump(expansion.as_ref(), &sha, dump.path())?;
+    )?;
     clock.lap("read and parse pages");
     let costs = write_costs(&dir, &mut sinks, &mut files)?;
     let env = WriteEnv {
@@ -688,7 +681,7 @@ fn build_in_pool(
     clock.lap("title map, redirects, link graph, stores");
     let built = Built {
         threads,
-        source: source_info(opts, &dump, sha, taken_index(expansion.as_ref()))?,
+        source: source_info(opts, &dump, sha, taken.and_then(|t| t.index.as_ref()))?,
         pages_only: opts.pages_only,
         codec: &codec,
         with_text,

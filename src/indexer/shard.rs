@@ -295,10 +295,11 @@ pub(super) fn write(
         text: with_text,
     };
     let mut stores = RecordStores::create(&dir, which)?;
-    let (sha, read) = super::read_pages(
+    let (sha, stats) = super::read_pages(
         run.dump,
         run.ctx,
         Some(&plan.streams),
+        run.taken,
         |mut p| {
             let timed = p.costs.clone();
             let docs = std::mem::take(&mut p.docs);
@@ -323,16 +324,15 @@ pub(super) fn write(
         },
         progress,
         cancel,
-    );
-    let stats = read.map_err(super::read_error)?;
-    if let Some(t) = run.taken {
-        super::shared_sources::check_dump(t, &sha, run.dump.path())?;
-    }
+    )?;
     files.insert(PAGES_FILE.to_string(), w.finish()?);
     stores.finish(&mut files)?;
-    let mut checksums = BTreeMap::new();
+    // A taken first pass's files were checksummed as they were copied.
+    let mut checksums = run.taken.map(|t| t.checksums.clone()).unwrap_or_default();
     for name in files.keys() {
-        checksums.insert(name.clone(), index::manifest::file_crc32(&dir.join(name))?);
+        if !checksums.contains_key(name) {
+            checksums.insert(name.clone(), index::manifest::file_crc32(&dir.join(name))?);
+        }
     }
     if let Some(ti) = text_index {
         for (name, crc) in ti.finish()? {

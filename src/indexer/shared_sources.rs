@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{BuildError, BuildOptions, Progress};
 use crate::dump::{Dump, DumpFormat};
-use crate::index::manifest::{FileDigest, SourceInfo, SourcesInfo, file_crc32};
-use crate::index::{self, IndexError, Staging};
+use crate::index::manifest::{FileDigest, SourceInfo, SourcesInfo, copy_with_crc32, file_crc32};
+use crate::index::{self, Staging};
 use crate::siteinfo::SiteInfo;
 use crate::title::TitleCodec;
 
@@ -140,11 +140,14 @@ fn indexed(dump: &Dump, flag: &str) -> Result<(), BuildError> {
 }
 
 /// A first pass taken from a sources directory: what it read, the sizes of its files as
-/// copied, the directory and dump SHA-256 that [`check_dump`] compares once the pages
-/// are read, and the multistream index's digest.
+/// copied and their CRC-32s, the directory and dump SHA-256 that [`check_dump`]
+/// compares once the pages are read, and the multistream index's digest.
 pub(super) struct Taken {
     pub info: SourcesInfo,
     pub sizes: (u64, u64),
+    /// The CRC-32 (hex) of each file copied, by name, taken while copying: a shard's
+    /// manifest records them without reading the copies again.
+    pub checksums: BTreeMap<String, String>,
     pub from: PathBuf,
     pub sha256: String,
     /// The multistream index's digest, computed for the check.
@@ -199,10 +202,9 @@ pub(super) fn take(
         )));
     }
     let mut sizes = [0u64; 2];
+    let mut checksums = BTreeMap::new();
     for (name, size) in FILES.iter().zip(sizes.iter_mut()) {
-        let (src, dst) = (from.join(name), into.join(name));
-        std::fs::copy(&src, &dst).map_err(|e| IndexError::io(&src, e))?;
-        let crc = file_crc32(&dst)?;
+        let (copied, crc) = copy_with_crc32(&from.join(name), &into.join(name))?;
         let recorded = m.checksums.get(*name).map(String::as_str);
         if recorded != Some(crc.as_str()) {
             return Err(refuse(format!(
@@ -210,13 +212,13 @@ pub(super) fn take(
                 recorded.unwrap_or("none")
             )));
         }
-        *size = std::fs::metadata(&dst)
-            .map_err(|e| IndexError::io(&dst, e))?
-            .len();
+        *size = copied;
+        checksums.insert(name.to_string(), crc);
     }
     Ok(Taken {
         info: m.sources,
         sizes: (sizes[0], sizes[1]),
+        checksums,
         from: from.to_path_buf(),
         sha256: m.source.sha256,
         index,
