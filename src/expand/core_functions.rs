@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::expander::{FnCall, State};
+use super::expander::{FnCall, State, kill_markers, skip_markers};
 use super::php::{htmlspecialchars, php_trim, rawurlencode, urlencode, wf_urlencode};
 use super::plural;
 use super::variables::{page_value_of, page_var};
@@ -36,8 +36,8 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
     let lower = name.to_lowercase();
     let first = fc.first.as_str();
     Some(match lower.as_str() {
-        "lc" => first.chars().flat_map(char::to_lowercase).collect(),
-        "uc" => first.to_uppercase(),
+        "lc" => skip_markers(first, |t| t.chars().flat_map(char::to_lowercase).collect()),
+        "uc" => skip_markers(first, str::to_uppercase),
         "lcfirst" => {
             let mut c = first.chars();
             match c.next() {
@@ -52,12 +52,12 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         "urlencode" => {
             let kind = fc.arg(st, 1).to_ascii_uppercase();
             match kind.as_str() {
-                "WIKI" => wf_urlencode(&first.replace(' ', "_")),
-                "PATH" => rawurlencode(first),
-                _ => urlencode(first),
+                "WIKI" => skip_markers(&first.replace(' ', "_"), wf_urlencode),
+                "PATH" => skip_markers(first, rawurlencode),
+                _ => skip_markers(first, urlencode),
             }
         }
-        "anchorencode" => anchor_encode(first),
+        "anchorencode" => anchor_encode(&kill_markers(first)),
         "ns" | "nse" => {
             let text = namespace_name(fc, first)?;
             if lower == "nse" {
@@ -77,7 +77,7 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         }
         "formatnum" => {
             let opts: Vec<String> = (1..fc.len()).map(|i| fc.arg(st, i)).collect();
-            format_num(first, &fc.config().lang, &opts)
+            skip_markers(first, |t| format_num(t, &fc.config().lang, &opts))
         }
         "grammar" => fc.arg(st, 1),
         "gender" => {
@@ -94,7 +94,7 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         "padleft" | "padright" => {
             let len = php_intval(&fc.arg(st, 1));
             let pad = fc.arg_opt(st, 2).unwrap_or_else(|| "0".to_string());
-            pad_string(first, len, &pad, lower == "padleft")
+            pad_string(first, len, &kill_markers(&pad), lower == "padleft")
         }
         "int" => int_message(fc, st),
         "#special" | "#speciale" => {
@@ -504,9 +504,15 @@ fn tag(fc: &FnCall<'_, '_>, st: &mut State) -> String {
         }
         attrs.push_str(&format!(" {}=\"{}\"", key, htmlspecialchars(&value)));
     }
-    match content {
+    let text = match content {
         Some(c) => format!("<{name}{attrs}>{c}</{name}>"),
         None => format!("<{name}{attrs}/>"),
+    };
+    // An extension tag's text is kept in the strip state; its marker is the result.
+    if crate::wikitext::preprocess::EXTENSION_TAGS.contains(&name.as_str()) {
+        st.strip(&name, text)
+    } else {
+        text
     }
 }
 

@@ -6,6 +6,7 @@ mod cache;
 mod costs;
 mod recording;
 mod state;
+mod strip;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -16,6 +17,7 @@ use cache::{CacheKey, Cached, Fetched};
 pub(super) use recording::Recording;
 use state::Effect;
 pub(super) use state::State;
+pub(super) use strip::{kill_markers, skip_markers};
 
 use super::frame::{ArgDef, Frame, TextArgs};
 use super::php::{php_trim, starts_with_ci};
@@ -422,6 +424,7 @@ impl<'s> Expander<'s> {
         st.page_text = text.as_ptr() as usize..text.as_ptr() as usize + text.len();
         st.root_out = &out as *const String as usize;
         self.expand(&mut st, &root, text, &nodes, &mut out);
+        let out = st.unstrip_page(out);
         self.note_lua_edge(&st);
         let costs = st.take_costs();
         Expansion {
@@ -630,7 +633,23 @@ impl<'s> Expander<'s> {
         out
     }
 
+    /// An extension tag: written out as it is, the wikitext inside `<ref>` and its
+    /// kind expanded. Straight into the page's output where it stands there; anywhere
+    /// else (an argument, a template's text) as a strip marker (`strip.rs`).
     fn ext(&self, st: &mut State, frame: &Frame<'_>, src: &str, e: &Ext, out: &mut String) {
+        if st.root_out == out as *const String as usize {
+            return self.ext_text(st, frame, src, e, out);
+        }
+        let mut text = String::new();
+        self.ext_text(st, frame, src, e, &mut text);
+        // The name as written (`<REF>` makes `UNIQ--REF-…`), as MediaWiki's marker has it.
+        let at = e.span.start as usize + 1;
+        let name = src.get(at..at + e.name.len()).unwrap_or(&e.name);
+        let marker = st.strip(name, text);
+        out.push_str(&marker);
+    }
+
+    fn ext_text(&self, st: &mut State, frame: &Frame<'_>, src: &str, e: &Ext, out: &mut String) {
         match &e.inner {
             Some(inner) if WIKITEXT_TAGS.contains(&e.name.as_str()) => {
                 let text = span(src, inner);

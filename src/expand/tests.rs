@@ -736,3 +736,90 @@ fn module_costs_count_each_invoke_and_what_it_expands() {
     assert_eq!(wrap.lua_instructions, outer.lua_instructions);
     assert!(e.stats.lua_instructions >= outer.lua_instructions);
 }
+
+/// What templates, parser functions and modules get of an extension tag is a strip
+/// marker (`expander/strip.rs`); the page's text has the tag back.
+#[test]
+fn extension_tags_reach_what_reads_them_as_strip_markers() {
+    let pages = [
+        (
+            "Module:M",
+            "return { len = function(f) return #f.args[1] end, \
+             kill = function(f) return mw.text.killMarkers(f.args[1]) end, \
+             unstrip = function(f) return mw.text.unstrip(f.args[1]) end, \
+             nowiki = function(f) return mw.text.unstripNoWiki(f.args[1]) end, \
+             tag = function(f) return f:extensionTag('ref', 'r', { name = 'n' }) end }",
+        ),
+        ("Template:Echo", "{{{1}}}"),
+        ("Template:Nw", "<nowiki>n</nowiki>"),
+    ];
+    let ex = |text: &str| run(&pages, text).text;
+    // A marker is 31 bytes: "\x7f'\"`UNIQ--ref-00000000-QINU`\"'\x7f".
+    assert_eq!(ex("{{#invoke:M|len|x<ref>abc</ref>}}"), "32");
+    assert_eq!(ex("{{#invoke:M|kill|a<ref>r</ref>b}}"), "ab");
+    assert_eq!(
+        ex("{{#invoke:M|len|{{#invoke:M|unstrip|a<ref>r</ref><nowiki>n</nowiki>}}}}"),
+        "19"
+    );
+    assert_eq!(
+        ex("{{#invoke:M|len|{{#invoke:M|nowiki|<nowiki>n</nowiki><ref>r</ref>}}}}"),
+        "49"
+    );
+    // Put back in the page's text, through templates and modules alike.
+    assert_eq!(ex("a{{Echo|<ref>r</ref>}}b"), "a<ref>r</ref>b");
+    assert_eq!(ex("{{#invoke:M|tag}}"), "<ref name=\"n\">r</ref>");
+    assert_eq!(ex("{{#tag:nowiki|{{Echo|x}}}}"), "<nowiki>x</nowiki>");
+    // Every tag gets its own marker, so two alike are not equal (MediaWiki's quirk),
+    // even from the same template called twice.
+    assert_eq!(
+        ex("{{#ifeq:<nowiki>a</nowiki>|<nowiki>a</nowiki>|same|differ}}"),
+        "differ"
+    );
+    assert_eq!(ex("{{#ifeq:{{Nw}}|{{Nw}}|same|differ}}"), "differ");
+    // Case and URL functions leave markers alone; `anchorencode` drops them.
+    assert_eq!(ex("{{lc:AB<nowiki>CD</nowiki>}}"), "ab<nowiki>CD</nowiki>");
+    assert_eq!(
+        ex("{{urlencode:a b<nowiki>c d</nowiki>}}"),
+        "a+b<nowiki>c d</nowiki>"
+    );
+    assert_eq!(ex("{{anchorencode:a<ref>r</ref>b}}"), "ab");
+    // The same template's expansion is not replayed with another page's markers.
+    let src = Pages::new(&pages);
+    let expander = Expander::new(&src, &src.codec, config());
+    for title in ["A", "B"] {
+        let e = expander.expand_page(0, title, "{{Nw}}{{Nw}}");
+        assert_eq!(e.text, "<nowiki>n</nowiki><nowiki>n</nowiki>", "{title}");
+    }
+}
+
+/// The segments of a page's nodes point into its text after the markers are put back.
+#[test]
+fn segments_point_past_markers_put_back() {
+    let pages = [("Template:T", "<nowiki>n</nowiki>z"), ("Template:U", "u")];
+    let text = "a{{T}}b{{U}}<ref>{{T}}</ref>c";
+    let e = run(&pages, text);
+    assert_eq!(
+        e.text,
+        "a<nowiki>n</nowiki>zbu<ref><nowiki>n</nowiki>z</ref>c"
+    );
+    let pieces: Vec<(&str, &str)> = e
+        .segments
+        .iter()
+        .map(|s| {
+            let own = &text[s.own.start as usize..s.own.end as usize];
+            let out = &e.text[s.out.start as usize..s.out.end as usize];
+            (own, out)
+        })
+        .collect();
+    assert_eq!(
+        pieces,
+        [
+            ("a", "a"),
+            ("{{T}}", "<nowiki>n</nowiki>z"),
+            ("b", "b"),
+            ("{{U}}", "u"),
+            ("{{T}}", "<nowiki>n</nowiki>z"),
+            ("c", "c"),
+        ]
+    );
+}

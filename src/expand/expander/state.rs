@@ -94,6 +94,8 @@ pub(in crate::expand) struct State {
     /// The modules of the `#invoke`s running, innermost last, with when each named its
     /// module.
     pub(super) invokes: Vec<(Rc<str>, std::time::Instant)>,
+    /// The extension tags stripped so far, by marker number (`strip.rs`).
+    pub(super) strip: Vec<super::strip::Item>,
 }
 
 impl State {
@@ -124,6 +126,7 @@ impl State {
             root_first: None,
             costs: FxHashMap::default(),
             invokes: Vec::new(),
+            strip: Vec::new(),
         }
     }
 

@@ -198,9 +198,12 @@ end
 function text.killMarkers(s)
 	return (ucheck('killMarkers', s):gsub('\127\'"`UNIQ%-.-%-QINU`"\'\127', ''))
 end
-text.unstrip = text.killMarkers
-text.unstripNoWiki = function(s)
-	return s
+-- The markers of `<nowiki>` tags replaced by their text, from the page's strip state.
+function text.unstripNoWiki(s)
+	return lib.host('unstripNoWiki', ucheck('unstripNoWiki', s))
+end
+function text.unstrip(s)
+	return text.killMarkers(text.unstripNoWiki(s))
 end
 -- What Scribunto checks in Lua before a value reaches PHP; `level` is the error level of
 -- the caller of jsonEncode.
