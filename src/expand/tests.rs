@@ -748,7 +748,8 @@ fn extension_tags_reach_what_reads_them_as_strip_markers() {
              kill = function(f) return mw.text.killMarkers(f.args[1]) end, \
              unstrip = function(f) return mw.text.unstrip(f.args[1]) end, \
              nowiki = function(f) return mw.text.unstripNoWiki(f.args[1]) end, \
-             tag = function(f) return f:extensionTag('ref', 'r', { name = 'n' }) end }",
+             tag = function(f) return f:extensionTag('ref', 'r', { name = 'n' }) end, \
+             show = function(f) return (f.args[1]:gsub('\\127', '@')) end }",
         ),
         ("Template:Echo", "{{{1}}}"),
         ("Template:Nw", "<nowiki>n</nowiki>"),
@@ -756,6 +757,11 @@ fn extension_tags_reach_what_reads_them_as_strip_markers() {
     let ex = |text: &str| run(&pages, text).text;
     // A marker is 31 bytes: "\x7f'\"`UNIQ--ref-00000000-QINU`\"'\x7f".
     assert_eq!(ex("{{#invoke:M|len|x<ref>abc</ref>}}"), "32");
+    // Numbered from 0 on each page, named as the tag is written; `#tag` lower-cases.
+    assert_eq!(
+        ex("{{#invoke:M|show|<REF>x</REF>{{#tag:NOWIKI|y}}}}"),
+        "@'\"`UNIQ--REF-00000000-QINU`\"'@@'\"`UNIQ--nowiki-00000001-QINU`\"'@"
+    );
     assert_eq!(ex("{{#invoke:M|kill|a<ref>r</ref>b}}"), "ab");
     assert_eq!(
         ex("{{#invoke:M|len|{{#invoke:M|unstrip|a<ref>r</ref><nowiki>n</nowiki>}}}}"),
