@@ -51,10 +51,12 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
         },
         "urlencode" => {
             let kind = fc.arg(st, 1).to_ascii_uppercase();
+            // MediaWiki 1.39 drops markers here (recorded: tests/data/expand-mw).
+            let first = kill_markers(first);
             match kind.as_str() {
-                "WIKI" => skip_markers(&first.replace(' ', "_"), wf_urlencode),
-                "PATH" => skip_markers(first, rawurlencode),
-                _ => skip_markers(first, urlencode),
+                "WIKI" => wf_urlencode(&first.replace(' ', "_")),
+                "PATH" => rawurlencode(&first),
+                _ => urlencode(&first),
             }
         }
         "anchorencode" => anchor_encode(&kill_markers(first)),

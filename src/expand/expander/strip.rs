@@ -71,7 +71,7 @@ impl State {
 }
 
 /// `f` applied to the text between markers, the markers kept as they are
-/// (`Parser::markerSkipCallback`: `lc`, `uc`, `urlencode`, `formatnum`). An unclosed
+/// (`Parser::markerSkipCallback`: `lc`, `uc`, `formatnum`). An unclosed
 /// marker and what follows it are kept too.
 pub(in crate::expand) fn skip_markers(s: &str, f: impl Fn(&str) -> String) -> String {
     if !s.contains(PREFIX) {
@@ -103,8 +103,8 @@ pub(in crate::expand) fn skip_markers(s: &str, f: impl Fn(&str) -> String) -> St
     }
 }
 
-/// `s` without its markers (`StripState::killMarkers`: `anchorencode`, the padding of
-/// `padleft`).
+/// `s` without its markers (`StripState::killMarkers`: `anchorencode`, `urlencode`, the
+/// padding of `padleft`).
 pub(in crate::expand) fn kill_markers(s: &str) -> Cow<'_, str> {
     if !s.contains(PREFIX) {
         return Cow::Borrowed(s);
