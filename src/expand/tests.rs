@@ -763,6 +763,12 @@ fn extension_tags_reach_what_reads_them_as_strip_markers() {
         "@'\"`UNIQ--REF-00000000-QINU`\"'@@'\"`UNIQ--nowiki-00000001-QINU`\"'@"
     );
     assert_eq!(ex("{{#invoke:M|kill|a<ref>r</ref>b}}"), "ab");
+    // A tag closed by `/` right after its name is one too.
+    assert_eq!(ex("{{#invoke:M|len|<nowiki/><references/>}}"), "72");
+    assert_eq!(
+        ex("a{{Echo|<nowiki/>b}}<references/>"),
+        "a<nowiki/>b<references/>"
+    );
     assert_eq!(
         ex("{{#invoke:M|len|{{#invoke:M|unstrip|a<ref>r</ref><nowiki>n</nowiki>}}}}"),
         "19"

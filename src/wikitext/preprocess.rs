@@ -487,10 +487,14 @@ impl<'a> Preprocessor<'a> {
             return self.comment(i, fake_line_start);
         }
         // Element name: an extension tag, the element this mode drops, or a tag it ignores.
-        let name_len = rest
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'/')
-            .count();
+        // A `/` only opens a closing tag (`</includeonly>`); after the name it closes
+        // the tag (`<nowiki/>`, `<references/>`), as MediaWiki's element pattern reads it.
+        let slash = usize::from(rest.first() == Some(&b'/'));
+        let name_len = slash
+            + rest[slash..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
         let raw = &rest[..name_len];
         let lower = String::from_utf8_lossy(raw).to_ascii_lowercase();
         let ignored_tag = self.is_ignored_tag(&lower);
