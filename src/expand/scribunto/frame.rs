@@ -20,7 +20,6 @@ pub(super) const OPS: &[(&str, Op)] = &[
     ("expandTemplate", expand_template),
     ("preprocess", preprocess_text),
     ("callParserFunction", call_parser_function),
-    ("unstripNoWiki", unstrip_nowiki),
 ];
 
 /// A frame as Lua sees it.
@@ -124,23 +123,6 @@ fn preprocess_text(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<Mul
         Some(out) => string(lua, &out),
         None => fail(lua, "Generated node count limit exceeded".to_string()),
     }
-}
-
-/// `mw.text.unstripNoWiki(s)`: `s` with the page's `<nowiki>` markers replaced by their
-/// text. Listed with the frame operations because it reads the page's strip state,
-/// which a `mw.loadData` table shared across pages must not.
-fn unstrip_nowiki(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
-    let Some(Value::String(s)) = a.first() else {
-        return nil();
-    };
-    let bytes = s.as_bytes();
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        // Markers are ASCII and the texts they stand for UTF-8: a string that is not
-        // holds no marker of this page.
-        return one(Value::String(s.clone()));
-    };
-    let put_back = cx.st.borrow_mut().unstrip_nowiki(text).into_owned();
-    string(lua, &put_back)
 }
 
 fn call_parser_function(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {

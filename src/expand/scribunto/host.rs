@@ -17,20 +17,25 @@ use super::super::expander::{Expander, FnCall, State};
 use super::super::frame::{ArgDef, Frame};
 use super::super::php::php_trim;
 use super::frame::LFrame;
-use super::{Failure, PageLua, frame, language, lua_message, message, mw, shared_data, title, uri};
+use super::{
+    Failure, PageLua, frame, language, lua_message, message, mw, shared_data, text, title, uri,
+};
 
 /// An operation of the host: the arguments after the operation's name, its results.
 pub(super) type Op = fn(&Ctx<'_, '_>, &Lua, &[Value]) -> mlua::Result<MultiValue>;
 
-/// Every library's operations, by the name `iface.host` is called with.
-const OPERATIONS: [&[(&str, Op)]; 7] = [
-    frame::OPS,
-    shared_data::OPS,
-    title::OPS,
-    uri::OPS,
-    mw::OPS,
-    message::OPS,
-    language::OPS,
+/// Every library's operations, by the name `iface.host` is called with, and whether
+/// they read what belongs to one `#invoke` of one page (its frames, its strip state):
+/// a `mw.loadData` load that calls one is not shared with other pages (`shared_data.rs`).
+const OPERATIONS: [(&[(&str, Op)], bool); 8] = [
+    (frame::OPS, true),
+    (text::OPS, true),
+    (shared_data::OPS, false),
+    (title::OPS, false),
+    (uri::OPS, false),
+    (mw::OPS, false),
+    (message::OPS, false),
+    (language::OPS, false),
 ];
 
 /// What the operations of one invocation work on.
@@ -206,16 +211,14 @@ impl<'a, 's> Ctx<'a, 's> {
     }
 
     fn dispatch(&self, lua: &Lua, op: &str, a: &[Value]) -> mlua::Result<MultiValue> {
-        let found = OPERATIONS.iter().find_map(|ops| {
+        let found = OPERATIONS.iter().find_map(|(ops, reads_page)| {
             let (_, f) = ops.iter().find(|(name, _)| *name == op)?;
-            Some((std::ptr::eq(*ops, frame::OPS), f))
+            Some((*reads_page, f))
         });
-        let Some((frame_op, f)) = found else {
+        let Some((reads_page, f)) = found else {
             return Err(err(format!("unknown host operation {op}")));
         };
-        if frame_op {
-            // A frame belongs to one `#invoke`: a `mw.loadData` load that reads one is
-            // not shared with other pages (`shared_data.rs`).
+        if reads_page {
             self.page.shared.taint();
         }
         f(self, lua, a)

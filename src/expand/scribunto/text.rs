@@ -1,7 +1,29 @@
 //! The Rust half of `mw.text` (`text.lua`): HTML entity decoding, and JSON (`json.rs`),
-//! registered as plain Lua functions on `iface.text` (they need nothing of the page).
+//! registered as plain Lua functions on `iface.text` (they need nothing of the page);
+//! `unstripNoWiki`, which reads the page's strip state, as a host operation.
 
-use mlua::{Lua, Table};
+use mlua::{Lua, MultiValue, Table, Value};
+
+use super::host::{Ctx, Op, nil, one, string};
+
+/// The host operations of `mw.text`.
+pub(super) const OPS: &[(&str, Op)] = &[("unstripNoWiki", unstrip_nowiki)];
+
+/// `mw.text.unstripNoWiki(s)`: `s` with the page's `<nowiki>` markers replaced by their
+/// text.
+fn unstrip_nowiki(cx: &Ctx<'_, '_>, lua: &Lua, a: &[Value]) -> mlua::Result<MultiValue> {
+    let Some(Value::String(s)) = a.first() else {
+        return nil();
+    };
+    let bytes = s.as_bytes();
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        // Markers are ASCII and the texts they stand for UTF-8: a string that is not
+        // holds no marker of this page.
+        return one(Value::String(s.clone()));
+    };
+    let put_back = cx.st.borrow_mut().unstrip_nowiki(text).into_owned();
+    string(lua, &put_back)
+}
 
 /// Registers `decode`, `jsonEncode` and `jsonDecode` on a new table `iface.text`.
 pub(super) fn register(lua: &Lua, iface: &Table) -> mlua::Result<()> {
