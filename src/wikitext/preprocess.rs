@@ -183,11 +183,15 @@ fn push_text(out: &mut Vec<Node>, span: Span) {
     out.push(Node::Text(span));
 }
 
-fn is_tag_name_end(b: Option<&u8>) -> bool {
-    matches!(
-        b,
-        None | Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/')
-    )
+/// Whether what follows an element's name lets it be a tag: a space, `>`, or `/>`, as
+/// MediaWiki's element pattern looks ahead. `<nowiki/x>` and `<pre/ >` stay text, and
+/// so does a name at the end of the text.
+fn is_tag_name_end(after: &[u8]) -> bool {
+    match after {
+        [b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>', ..] => true,
+        [b'/', rest @ ..] => rest.first() == Some(&b'>'),
+        _ => false,
+    }
 }
 
 /// Finds `</name\s*>` (ASCII case-insensitive) at or after `from`.
@@ -487,8 +491,8 @@ impl<'a> Preprocessor<'a> {
             return self.comment(i, fake_line_start);
         }
         // Element name: an extension tag, the element this mode drops, or a tag it ignores.
-        // A `/` only opens a closing tag (`</includeonly>`); after the name it closes
-        // the tag (`<nowiki/>`, `<references/>`), as MediaWiki's element pattern reads it.
+        // A `/` only opens a closing tag (`</includeonly>`); after the name it may only
+        // close the tag (`<nowiki/>`, `<references/>`): `is_tag_name_end`.
         let slash = usize::from(rest.first() == Some(&b'/'));
         let name_len = slash
             + rest[slash..]
@@ -500,7 +504,7 @@ impl<'a> Preprocessor<'a> {
         let ignored_tag = self.is_ignored_tag(&lower);
         let ignored_element = self.ignored_element();
         let element = lower == ignored_element || EXTENSION_TAGS.contains(&lower.as_str());
-        if name_len == 0 || !(ignored_tag || element) || !is_tag_name_end(rest.get(name_len)) {
+        if name_len == 0 || !(ignored_tag || element) || !is_tag_name_end(&rest[name_len..]) {
             push_text(self.accum(), i as u32..i as u32 + 1);
             return i + 1;
         }
