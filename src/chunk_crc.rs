@@ -8,7 +8,9 @@
 //! (`text::checked`) keep their tables in different places but share this.
 
 use std::fmt;
+use std::io::{self, Read};
 use std::ops::{Deref, Range};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes per checksum: a random read checks at most a chunk more than it reads (tens of
@@ -48,6 +50,44 @@ impl ChunkHasher {
             self.close();
         }
         self.crcs
+    }
+}
+
+/// Where a [`read_through`] failed: reading the file, or writing what it read (a copy).
+pub enum CopyError {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+impl CopyError {
+    /// The error, for a caller whose sink cannot fail or who names no file.
+    pub fn into_inner(self) -> io::Error {
+        match self {
+            CopyError::Read(e) | CopyError::Write(e) => e,
+        }
+    }
+}
+
+/// Reads the file at `path` to its end once, handing each block to `sink` (a copy's
+/// writer beside the hashers that checksum it), and returns the bytes read. A build
+/// that copies a few GB and records their checksums reads them once; an error of
+/// `sink`'s is [`CopyError::Write`], so the caller names the file written.
+pub fn read_through(
+    path: &Path,
+    mut sink: impl FnMut(&[u8]) -> io::Result<()>,
+) -> Result<u64, CopyError> {
+    let mut f = std::fs::File::open(path).map_err(CopyError::Read)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => return Ok(len),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Read(e)),
+        };
+        len += n as u64;
+        sink(&buf[..n]).map_err(CopyError::Write)?;
     }
 }
 

@@ -5,11 +5,13 @@
 //! message instead of failing somewhere inside a store.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::{FORMAT_VERSION, IndexError};
+use crate::chunk_crc::{CopyError, read_through};
 use crate::dump::DumpFormat;
 use crate::siteinfo::SiteInfo;
 
@@ -63,7 +65,7 @@ fn checksum_matches(text: &str) -> Option<bool> {
 
 /// CRC-32 of a file, hex, for [`Manifest::checksums`].
 pub(crate) fn file_crc32(path: &Path) -> Result<String, IndexError> {
-    Ok(crc32_copied(path, None)?.1)
+    Ok(crc32_copied(path, path, |_| Ok(()))?.1)
 }
 
 /// Copies `from` to `to` and returns the bytes copied and their CRC-32 (hex), reading
@@ -72,7 +74,7 @@ pub(crate) fn file_crc32(path: &Path) -> Result<String, IndexError> {
 pub(crate) fn copy_with_crc32(from: &Path, to: &Path) -> Result<(u64, String), IndexError> {
     let out = std::fs::File::create(to).map_err(|e| IndexError::io(to, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    let copied = crc32_copied(from, Some((&mut out, to)))?;
+    let copied = crc32_copied(from, to, |bytes| out.write_all(bytes))?;
     let out = out
         .into_inner()
         .map_err(|e| IndexError::io(to, e.into_error()))?;
@@ -80,27 +82,22 @@ pub(crate) fn copy_with_crc32(from: &Path, to: &Path) -> Result<(u64, String), I
     Ok(copied)
 }
 
-/// Reads `path` to its end, writing what it reads into `copy` if given; the bytes read
-/// and their CRC-32 (hex).
+/// Reads `path` to its end, handing what it reads to `write` (a copy into `to`, which
+/// its errors name); the bytes read and their CRC-32 (hex).
 fn crc32_copied(
     path: &Path,
-    mut copy: Option<(&mut dyn std::io::Write, &Path)>,
+    to: &Path,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
 ) -> Result<(u64, String), IndexError> {
     let mut hasher = crc32fast::Hasher::new();
-    let mut f = std::fs::File::open(path).map_err(|e| IndexError::io(path, e))?;
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| IndexError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        if let Some((w, to)) = copy.as_mut() {
-            w.write_all(&buf[..n]).map_err(|e| IndexError::io(to, e))?;
-        }
-        total += n as u64;
-    }
+    let total = read_through(path, |bytes| {
+        hasher.update(bytes);
+        write(bytes)
+    })
+    .map_err(|e| match e {
+        CopyError::Read(e) => IndexError::io(path, e),
+        CopyError::Write(e) => IndexError::io(to, e),
+    })?;
     Ok((total, format!("{:08x}", hasher.finalize())))
 }
 

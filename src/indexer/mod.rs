@@ -398,22 +398,46 @@ fn prepare_expansion<'d>(
     })
 }
 
-/// The main pass: every page read (or, for a shard, the pages of `streams`), analysed on
-/// the workers, turned into what `consume` takes by `keep` (still on the workers) and
-/// handed to `consume` in dump order, while another thread hashes the dump. Returns the
-/// dump's SHA-256 and what the reader saw; refuses a dump other than the one a `taken`
-/// first pass was read from (same size and index, other bytes).
-#[allow(clippy::too_many_arguments)]
+/// What the main pass reads: the dump's pages (for a shard, those of `streams`),
+/// analysed as `ctx` says; `taken` is the first pass when taken from a sources
+/// directory, which the dump read must be the one of.
+struct PagesToRead<'a> {
+    dump: &'a Dump,
+    ctx: &'a Ctx<'a>,
+    streams: Option<&'a [usize]>,
+    taken: Option<&'a shared_sources::Taken>,
+}
+
+impl<'a> PagesToRead<'a> {
+    /// Every page of the dump (a one-machine build).
+    fn all(dump: &'a Dump, ctx: &'a Ctx<'a>, taken: Option<&'a shared_sources::Taken>) -> Self {
+        PagesToRead {
+            dump,
+            ctx,
+            streams: None,
+            taken,
+        }
+    }
+}
+
+/// The main pass: the pages of `what` read and analysed on the workers, turned into what
+/// `consume` takes by `keep` (still on the workers) and handed to `consume` in dump
+/// order, while another thread hashes the dump. Returns the dump's SHA-256 and what the
+/// reader saw; refuses a dump other than the one a taken first pass was read from (same
+/// size and index, other bytes).
 fn read_pages<T: Send>(
-    dump: &Dump,
-    ctx: &Ctx<'_>,
-    streams: Option<&[usize]>,
-    taken: Option<&shared_sources::Taken>,
+    what: PagesToRead<'_>,
     keep: impl Fn(page::PageOut) -> Result<T, DumpError> + Sync,
     consume: impl FnMut(T) -> Result<(), DumpError>,
     progress: &dyn Progress,
     cancel: &AtomicBool,
 ) -> Result<(String, crate::dump::ReadStats), BuildError> {
+    let PagesToRead {
+        dump,
+        ctx,
+        streams,
+        taken,
+    } = what;
     // One expander per worker thread: its caches of parsed templates and of
     // page-independent expansions serve every page that thread reads.
     let init = || {
@@ -650,10 +674,7 @@ fn build_in_pool(
     let maker = text_index.as_ref().map(|w| w.doc_maker());
     ctx.docs = maker.as_ref();
     let (sha, stats) = read_pages(
-        &dump,
-        &ctx,
-        None,
-        taken,
+        PagesToRead::all(&dump, &ctx, taken),
         Ok,
         |p| sinks.consume(p, text_index.as_ref()),
         progress,

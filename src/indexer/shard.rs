@@ -295,11 +295,14 @@ pub(super) fn write(
         text: with_text,
     };
     let mut stores = RecordStores::create(&dir, which)?;
+    let what = super::PagesToRead {
+        dump: run.dump,
+        ctx: run.ctx,
+        streams: Some(&plan.streams),
+        taken: run.taken,
+    };
     let (sha, stats) = super::read_pages(
-        run.dump,
-        run.ctx,
-        Some(&plan.streams),
-        run.taken,
+        what,
         |mut p| {
             let timed = p.costs.clone();
             let docs = std::mem::take(&mut p.docs);

@@ -11,12 +11,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::chunk_crc::{CHUNK, Checked, ChunkHasher};
+use crate::chunk_crc::{CHUNK, Checked, ChunkHasher, CopyError, read_through};
 use tantivy::HasLen;
 use tantivy::directory::error::{DeleteError, OpenDirectoryError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
@@ -47,23 +47,13 @@ fn invalid(message: String) -> io::Error {
 fn file_chunks(
     path: &Path,
     mut sink: impl FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<(FileChunks, u32)> {
-    let mut f = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; 1 << 20];
-    let (mut len, mut chunks) = (0u64, ChunkHasher::default());
-    let mut whole = crc32fast::Hasher::new();
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        len += n as u64;
-        chunks.update(&buf[..n]);
-        whole.update(&buf[..n]);
-        sink(&buf[..n])?;
-    }
+) -> Result<(FileChunks, u32), CopyError> {
+    let (mut chunks, mut whole) = (ChunkHasher::default(), crc32fast::Hasher::new());
+    let len = read_through(path, |bytes| {
+        chunks.update(bytes);
+        whole.update(bytes);
+        sink(bytes)
+    })?;
     let chunks = FileChunks {
         len,
         crcs: chunks.finish().into(),
@@ -76,29 +66,12 @@ fn file_chunks(
 #[derive(Default)]
 pub(crate) struct Copied(BTreeMap<String, (FileChunks, u32)>);
 
-/// Where a copy failed: the file read or the file written.
-pub(crate) enum CopyError {
-    Read(io::Error),
-    Write(io::Error),
-}
-
 impl Copied {
     /// Copies `from` to `dir/name` (synced) and returns the CRC-32 of its bytes.
     pub(crate) fn copy(&mut self, from: &Path, dir: &Path, name: &str) -> Result<u32, CopyError> {
         use std::io::Write;
         let mut out = std::fs::File::create(dir.join(name)).map_err(CopyError::Write)?;
-        let mut write_failed = None;
-        let read = file_chunks(from, |bytes| {
-            out.write_all(bytes).map_err(|e| {
-                let kind = e.kind();
-                write_failed = Some(e);
-                io::Error::from(kind)
-            })
-        });
-        if let Some(e) = write_failed {
-            return Err(CopyError::Write(e));
-        }
-        let (chunks, whole) = read.map_err(CopyError::Read)?;
+        let (chunks, whole) = file_chunks(from, |bytes| out.write_all(bytes))?;
         out.sync_all().map_err(CopyError::Write)?;
         self.0.insert(name.to_string(), (chunks, whole));
         Ok(whole)
@@ -134,7 +107,7 @@ pub(crate) fn write_with(dir: &Path, mut copied: Copied) -> io::Result<BTreeMap<
     for name in &names {
         let (chunks, whole) = match copied.0.remove(name) {
             Some(known) => known,
-            None => file_chunks(&dir.join(name), |_| Ok(()))?,
+            None => file_chunks(&dir.join(name), |_| Ok(())).map_err(CopyError::into_inner)?,
         };
         wholes.insert(name.clone(), whole);
         let name_len = u16::try_from(name.len())

@@ -17,8 +17,9 @@ use tantivy::schema::{Field, Schema};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{Index, IndexMeta, SegmentMeta, SegmentReader, TantivyDocument};
 
-use super::checked::{CheckedDirectory, Copied, CopyError};
+use super::checked::{CheckedDirectory, Copied};
 use super::search::{self, SearchError, err};
+use crate::chunk_crc::CopyError;
 
 /// One shard's full-text index.
 pub(crate) struct Part<'a> {
