@@ -15,7 +15,7 @@ use crate::expand::{Expander, Expansion, Segment};
 use crate::title::TitleCodec;
 use crate::wikitext::{
     Assembled, CategoryLink, Context, Link, PageStructure, TemplateUse, analyze, analyze_assembled,
-    analyze_with_text, analyze_with_values, assemble_text,
+    analyze_with_text, analyze_with_values, assemble_text, sortkey,
 };
 
 /// The page's structure with what template expansion adds, its plain text (when asked
@@ -288,10 +288,7 @@ pub fn merge(own: &mut PageStructure, e: &Expansion, expanded: PageStructure) {
         let (start, seg) = trace(segs, c.start, false);
         let (end, _) = trace(segs, c.end, true);
         own.categories.push(CategoryLink {
-            sortkey: match (&e.default_sort, c.sortkey.is_empty()) {
-                (Some(key), true) => key.clone(),
-                _ => c.sortkey,
-            },
+            sortkey: c.sortkey,
             in_template: seg.is_some() || c.in_template,
             start,
             end: end.max(start),
@@ -299,6 +296,9 @@ pub fn merge(own: &mut PageStructure, e: &Expansion, expanded: PageStructure) {
             dbkey: c.dbkey,
         });
     }
+    // MediaWiki sorts every category without a key of its own, the page's and those its
+    // templates add, by the default key the whole expansion leaves.
+    sortkey::fill_default_sortkeys(&mut own.categories, e.default_sort.as_deref());
     let mut used: FxHashSet<(i32, String)> = own
         .templates
         .iter()

@@ -6,11 +6,14 @@
 use std::borrow::Cow;
 
 use super::expander::{FnCall, State, kill_markers, skip_markers};
-use super::php::{htmlspecialchars, php_trim, rawurlencode, urlencode, wf_urlencode};
+use super::php::{
+    escape_wikitext, htmlspecialchars, php_trim, rawurlencode, urlencode, wf_urlencode,
+};
 use super::plural;
 use super::variables::{page_value_of, page_var};
 use crate::title::{InterwikiProfile, NS_MAIN, decode_char_references, ucfirst, ucfirst_keep_long};
 use crate::wikitext::anchors;
+use crate::wikitext::sortkey;
 
 /// The result of core function `name`, `None` when no such function exists (the call is
 /// then a template).
@@ -130,33 +133,27 @@ pub(super) fn call(fc: &FnCall<'_, '_>, st: &mut State, name: &str) -> Option<St
     })
 }
 
-/// `{{DEFAULTSORT:key|noerror|noreplace}}`.
+/// `{{DEFAULTSORT:key|noerror|noreplace}}`, by MediaWiki's rule
+/// ([`sortkey::set_default_sort`]).
 fn default_sort(fc: &FnCall<'_, '_>, st: &mut State) -> String {
-    let key = fc.first.clone();
-    let flag = fc.arg(st, 1).to_ascii_lowercase();
+    let flag = fc.arg(st, 1);
     // The result depends on keys set earlier on the page.
     st.uncacheable();
-    let old = st.default_sort_key().map(str::to_string);
-    match old {
-        Some(old) if old != key => {
-            if flag != "noreplace" {
-                st.set_default_sort(&key);
-            }
-            if flag.is_empty() {
-                let message = fc.config().messages.format(
-                    "duplicate-defaultsort",
-                    "Warning: Default sort key \"$2\" overrides earlier default sort key \"$1\".",
-                    &[&htmlspecialchars(&old), &htmlspecialchars(&key)],
-                );
-                return format!("<span class=\"error\">{message}</span>");
-            }
-            String::new()
-        }
-        _ => {
-            st.set_default_sort(&key);
-            String::new()
-        }
+    let mut key = st.default_sort_key().map(str::to_string);
+    let before = key.clone();
+    let overridden = sortkey::set_default_sort(&mut key, &fc.first, &flag);
+    if let Some(k) = key.filter(|k| before.as_ref() != Some(k)) {
+        st.set_default_sort(&k);
     }
+    let Some(old) = overridden else {
+        return String::new();
+    };
+    let message = fc.config().messages.format(
+        "duplicate-defaultsort",
+        "Warning: Default sort key \"$2\" overrides earlier default sort key \"$1\".",
+        &[&escape_wikitext(&old), &escape_wikitext(fc.first.trim())],
+    );
+    format!("<span class=\"error\">{message}</span>")
 }
 
 fn page_size(fc: &FnCall<'_, '_>, st: &mut State) -> String {

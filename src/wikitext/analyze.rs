@@ -14,7 +14,7 @@ use super::plaintext::{self, Assembled, is_redirect_line};
 use super::preprocess::{Call, preprocess};
 use super::render::{LinkRender, Rendered, Renderer, squeeze};
 use super::tables::{self, RawTable};
-use super::{CategoryLink, Context, Link, PageStructure, Section, anchors};
+use super::{CategoryLink, Context, Link, PageStructure, Section, anchors, sortkey};
 use crate::text::{PageText, Sentence};
 use crate::title::{
     NS_CATEGORY, NS_FILE, NS_MAIN, NS_MEDIA, NS_SPECIAL, NS_TEMPLATE, Title, TitleCodec,
@@ -143,14 +143,16 @@ pub(crate) fn analyze_assembled(
     codec: &TitleCodec,
     lang: &str,
 ) -> (PageStructure, Assembled) {
-    let (s, prose) = walk(text, page_ns, page_dbkey, codec, lang, true, None);
+    let (s, prose) = walk(text, page_ns, page_dbkey, codec, lang, true, None).sorted();
     let t = plaintext::assemble_text(prose.unwrap_or_default(), &s);
     (s, t)
 }
 
 /// [`analyze`] with table cells and infobox values rendered through `expand_value`, and
 /// with `with_text` the page's prose and list sentences ([`plaintext::assemble_text`]
-/// makes its text of them once the structure is final).
+/// makes its text of them once the structure is final). For a page being expanded:
+/// categories without a key of their own are left without one, for the expansion's
+/// default key, which counts every `DEFAULTSORT` the page's templates hold too.
 pub(crate) fn analyze_with_values(
     text: &str,
     page: (i32, &str),
@@ -159,7 +161,7 @@ pub(crate) fn analyze_with_values(
     with_text: bool,
     expand_value: &ValueExpander<'_>,
 ) -> (PageStructure, Option<Vec<Sentence>>) {
-    walk(
+    let w = walk(
         text,
         page.0,
         page.1,
@@ -167,7 +169,8 @@ pub(crate) fn analyze_with_values(
         lang,
         with_text,
         Some(expand_value),
-    )
+    );
+    (w.structure, w.prose)
 }
 
 /// Analyses one page's wikitext (see `analyze_with_text`) without its plain text, which
@@ -179,7 +182,27 @@ pub fn analyze(
     codec: &TitleCodec,
     lang: &str,
 ) -> PageStructure {
-    walk(text, page_ns, page_dbkey, codec, lang, false, None).0
+    walk(text, page_ns, page_dbkey, codec, lang, false, None)
+        .sorted()
+        .0
+}
+
+/// What the page walk found: the structure, with categories without a key of their own
+/// still without one; the prose sentences, when asked for; and the default sort key the
+/// page's own `{{DEFAULTSORT:…}}` calls set.
+struct Walked {
+    structure: PageStructure,
+    prose: Option<Vec<Sentence>>,
+    default_sort: Option<String>,
+}
+
+impl Walked {
+    /// The structure with the page's own default key given to categories without one.
+    fn sorted(mut self) -> (PageStructure, Option<Vec<Sentence>>) {
+        let default = self.default_sort.as_deref();
+        sortkey::fill_default_sortkeys(&mut self.structure.categories, default);
+        (self.structure, self.prose)
+    }
 }
 
 fn walk(
@@ -190,12 +213,13 @@ fn walk(
     lang: &str,
     with_text: bool,
     expand_value: Option<&ValueExpander<'_>>,
-) -> (PageStructure, Option<Vec<Sentence>>) {
+) -> Walked {
     if !has_markup(text) {
-        return (
-            PageStructure::default(),
-            with_text.then(|| plaintext::plain(text)),
-        );
+        return Walked {
+            structure: PageStructure::default(),
+            prose: with_text.then(|| plaintext::plain(text)),
+            default_sort: None,
+        };
     }
     let nodes = preprocess(text);
     let mut w = Walker {
@@ -231,18 +255,15 @@ fn walk(
     w.tables(&flat, &raw_tables, first_link);
     w.lists(&flat, &raw_tables);
     w.warnings(&flat, &raw_tables);
-    if let Some(key) = &w.defaultsort {
-        for c in &mut w.out.categories {
-            if c.sortkey.is_empty() {
-                c.sortkey = key.clone();
-            }
-        }
-    }
-    let text = with_text.then(|| {
+    let prose = with_text.then(|| {
         let render = |r: Range<u32>| w.render_top_mapped(&flat, r);
         plaintext::extract(&flat, &raw_tables, &render)
     });
-    (w.out, text)
+    Walked {
+        structure: w.out,
+        prose,
+        default_sort: w.defaultsort,
+    }
 }
 
 /// The flat ranges covered by top-level tables (nested tables lie inside them), sorted,
@@ -681,10 +702,7 @@ impl<'a> Walker<'a> {
                     .text
                     .as_ref()
                     .map(|r| {
-                        crate::title::decode_char_references(
-                            &flat.text[r.start as usize..r.end as usize],
-                        )
-                        .replace('\n', "")
+                        sortkey::category_sortkey(&flat.text[r.start as usize..r.end as usize])
                     })
                     .unwrap_or_default();
                 self.out.categories.push(CategoryLink {

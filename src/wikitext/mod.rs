@@ -21,6 +21,7 @@ pub mod magic;
 mod plaintext;
 pub(crate) mod preprocess;
 pub mod render;
+pub mod sortkey;
 pub mod tables;
 
 use serde::{Deserialize, Serialize};

@@ -11,6 +11,7 @@ use crate::wikitext::links;
 use crate::wikitext::magic::CallKind;
 use crate::wikitext::preprocess::{Call, Ext, Node, preprocess};
 use crate::wikitext::render::squeeze_lines;
+use crate::wikitext::sortkey;
 use crate::wikitext::{Context, Field, Infobox, TemplateUse};
 
 impl Walker<'_> {
@@ -76,7 +77,14 @@ impl Walker<'_> {
                 if let Some(t) = static_text(self.src, &call.title)
                     && let Some((_, key)) = t.split_once(':')
                 {
-                    self.defaultsort = Some(key.trim().to_string());
+                    // A flag written as text (`noreplace`); a computed one counts as none.
+                    let flag = call
+                        .parts
+                        .first()
+                        .filter(|p| p.name.is_none())
+                        .and_then(|p| static_text(self.src, &p.value))
+                        .unwrap_or_default();
+                    sortkey::set_default_sort(&mut self.defaultsort, key, &flag);
                 }
             }
             _ => {}
