@@ -254,7 +254,7 @@ fn category_sortkeys_equal_mediawiki_1_39() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("fixture JSON"))
         .collect();
-    assert!(cases.len() >= 14, "{} sort key cases", cases.len());
+    assert!(cases.len() >= 15, "{} sort key cases", cases.len());
     let titles: Vec<String> = (0..cases.len()).map(|i| format!("Case {i}")).collect();
     let mut pages = vec![page(
         1,

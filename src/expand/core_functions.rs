@@ -151,7 +151,7 @@ fn default_sort(fc: &FnCall<'_, '_>, st: &mut State) -> String {
     let message = fc.config().messages.format(
         "duplicate-defaultsort",
         "Warning: Default sort key \"$2\" overrides earlier default sort key \"$1\".",
-        &[&escape_wikitext(&old), &escape_wikitext(fc.first.trim())],
+        &[&escape_wikitext(&old), &escape_wikitext(&fc.first)],
     );
     format!("<span class=\"error\">{message}</span>")
 }

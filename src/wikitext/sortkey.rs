@@ -6,6 +6,10 @@
 
 use crate::title::decode_char_references;
 
+/// What PHP's `trim` removes, which MediaWiki applies to `DEFAULTSORT`'s arguments: not
+/// Unicode's other spaces (a key's leading no-break space stays, as recorded).
+const PHP_SPACE: [char; 6] = [' ', '\t', '\n', '\r', '\0', '\x0b'];
+
 /// Applies `{{DEFAULTSORT:key|flag}}` to the page's default key `current` and returns
 /// the key it overrides when MediaWiki writes its "overrides earlier default sort key"
 /// warning.
@@ -15,11 +19,11 @@ use crate::title::decode_char_references;
 ///   warning. Any other flag is not one: the key replaces and the warning is written.
 /// - A key equal to the current one is no override.
 pub fn set_default_sort(current: &mut Option<String>, key: &str, flag: &str) -> Option<String> {
-    let key = key.trim();
+    let key = key.trim_matches(PHP_SPACE);
     if key.is_empty() {
         return None;
     }
-    let flag = flag.trim();
+    let flag = flag.trim_matches(PHP_SPACE);
     let noreplace = flag.eq_ignore_ascii_case("noreplace");
     let silenced = noreplace || flag.eq_ignore_ascii_case("noerror");
     let overridden = match current.as_deref() {
@@ -70,6 +74,8 @@ mod tests {
         assert_eq!(k.as_deref(), Some("k2"));
         assert_eq!(set_default_sort(&mut k, "k3", " noerror "), None);
         assert_eq!(k.as_deref(), Some("k3"));
+        assert_eq!(set_default_sort(&mut k, "\u{a0}k4 ", ""), Some("k3".into()));
+        assert_eq!(k.as_deref(), Some("\u{a0}k4"));
         assert_eq!(category_sortkey("a &amp; b\nc"), "a & bc");
     }
 }
