@@ -104,23 +104,60 @@ pub(in crate::expand) fn skip_markers(s: &str, f: impl Fn(&str) -> String) -> St
 }
 
 /// `s` without its markers (`StripState::killMarkers`: `anchorencode`, `urlencode`, the
-/// padding of `padleft`).
+/// padding of `padleft`). Marker-shaped text that is not one by [`markers`]' rule stays.
 pub(in crate::expand) fn kill_markers(s: &str) -> Cow<'_, str> {
     if !s.contains(PREFIX) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = 0;
-    while let Some(found) = s[rest..].find(PREFIX) {
-        let start = rest + found;
-        let Some(len) = s[start + PREFIX.len()..].find(SUFFIX) else {
-            break;
-        };
-        out.push_str(&s[rest..start]);
-        rest = start + PREFIX.len() + len + SUFFIX.len();
+    for m in markers(s) {
+        out.push_str(&s[rest..m.start]);
+        rest = m.end;
     }
     out.push_str(&s[rest..]);
     Cow::Owned(out)
+}
+
+/// A marker found in a text: its byte range and its key (`-ref-00000000`).
+struct Found<'a> {
+    start: usize,
+    end: usize,
+    key: &'a str,
+}
+
+/// The markers of `s`, leftmost first, as MediaWiki's strip state finds them (when it
+/// puts them back and when it kills them): [`PREFIX`], a key of at least one byte none
+/// of which is `\x7f`, `<`, `>`, `&`, `'` or `"`, then [`SUFFIX`]. So a forged prefix
+/// left open before a real marker is text, not the start of a marker that would run to
+/// the real one's end (recorded from MediaWiki 1.39: `strip-forged-markers`).
+/// [`skip_markers`] finds them otherwise, as `Parser::markerSkipCallback` does.
+fn markers(s: &str) -> impl Iterator<Item = Found<'_>> {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(found) = s[from..].find(PREFIX) {
+            let start = from + found;
+            let key_start = start + PREFIX.len();
+            // The suffix's `"` is the first byte the key may not hold, so the suffix
+            // starts where the run of key bytes ends, less its first 6 (`-QINU``).
+            let run = s.as_bytes()[key_start..]
+                .iter()
+                .position(|b| matches!(b, b'\x7f' | b'<' | b'>' | b'&' | b'\'' | b'"'))
+                .map_or(s.len(), |p| key_start + p);
+            let key_end = run.saturating_sub(6);
+            if key_end > key_start && s.as_bytes()[key_end..].starts_with(SUFFIX.as_bytes()) {
+                let end = key_end + SUFFIX.len();
+                from = end;
+                return Some(Found {
+                    start,
+                    end,
+                    key: &s[key_start..key_end],
+                });
+            }
+            from = start + 1;
+        }
+        None
+    })
 }
 
 /// `s` with its markers replaced by their items' texts (only `<nowiki>`s' when
@@ -135,21 +172,13 @@ fn put_back(
 ) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = 0;
-    while let Some(found) = s[rest..].find(PREFIX) {
-        let start = rest + found;
-        let key_start = start + PREFIX.len();
-        let Some(key_len) = s[key_start..].find(SUFFIX) else {
-            break;
-        };
-        let end = key_start + key_len + SUFFIX.len();
-        let item =
-            item_of(items, &s[key_start..key_start + key_len]).filter(|i| !nowiki_only || i.nowiki);
-        let Some(item) = item else {
-            out.push_str(&s[rest..key_start]);
-            rest = key_start;
+    for m in markers(s) {
+        // A marker this page did not make (or not a `<nowiki>`'s, when only those are
+        // put back) stays as it is.
+        let Some(item) = item_of(items, m.key).filter(|i| !nowiki_only || i.nowiki) else {
             continue;
         };
-        out.push_str(&s[rest..start]);
+        out.push_str(&s[rest..m.start]);
         let before = out.len();
         if depth < MAX_DEPTH && item.text.contains(PREFIX) {
             out.push_str(&put_back(
@@ -162,10 +191,10 @@ fn put_back(
         } else {
             out.push_str(&item.text);
         }
-        if let Some(m) = moved.as_mut() {
-            m.push((start, end, out.len() - before));
+        if let Some(moved) = moved.as_mut() {
+            moved.push((m.start, m.end, out.len() - before));
         }
-        rest = end;
+        rest = m.end;
     }
     out.push_str(&s[rest..]);
     out
@@ -194,5 +223,27 @@ fn remap(segments: &mut [Segment], moved: &[(usize, usize, usize)]) {
     };
     for s in segments {
         s.out = at(s.out.start)..at(s.out.end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_are_found_by_mediawikis_pattern() {
+        let real = format!("{PREFIX}-nowiki-00000000{SUFFIX}");
+        // A prefix left open before a real marker is text; so is a key holding `<`.
+        let s = format!("A{PREFIX}x {real} Y|{PREFIX}-a<b{SUFFIX}|{PREFIX}{SUFFIX}");
+        let found: Vec<&str> = markers(&s).map(|m| m.key).collect();
+        assert_eq!(found, ["-nowiki-00000000"]);
+        assert_eq!(
+            kill_markers(&s),
+            format!("A{PREFIX}x  Y|{PREFIX}-a<b{SUFFIX}|{PREFIX}{SUFFIX}")
+        );
+        // Multibyte text right before a byte that ends a key is no marker, and no panic.
+        let s = format!("{PREFIX}aéééx\"{PREFIX}é-QINU`\"'");
+        assert_eq!(markers(&s).count(), 0);
+        assert_eq!(kill_markers(&s), s);
     }
 }
