@@ -85,7 +85,7 @@ pub enum RedirectSyntax {
 /// Parses the start of `text` as a redirect. `marked` says the dump's `<redirect>`
 /// element is present, which makes an unknown localized `#WORD` acceptable.
 pub fn parse(text: &str, lang: &str, marked: bool, codec: &TitleCodec) -> RedirectSyntax {
-    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\r', '\0', '\x0b']);
+    let trimmed = text.trim_start_matches(crate::title::PHP_SPACE);
     if !trimmed.starts_with('#') {
         return RedirectSyntax::None;
     }

@@ -1,10 +1,7 @@
 //! The PHP behaviours MediaWiki's results depend on: `trim`, loose `==` between numeric
 //! strings, float-to-string conversion, URL encodings, `wfEscapeWikiText`.
 
-/// PHP's `trim` (space, tab, LF, CR, NUL, vertical tab) — not Unicode whitespace.
-pub(crate) fn php_trim(s: &str) -> &str {
-    s.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0b'])
-}
+pub(crate) use crate::title::php_trim;
 
 /// ASCII case-insensitive prefix test.
 pub(crate) fn starts_with_ci(s: &str, prefix: &str) -> bool {

@@ -72,12 +72,9 @@ pub(crate) fn file_crc32(path: &Path) -> Result<String, IndexError> {
 /// `from` once: a build taking a first pass of a few GB checks and records what it
 /// copied without reading the copy back.
 pub(crate) fn copy_with_crc32(from: &Path, to: &Path) -> Result<(u64, String), IndexError> {
-    let out = std::fs::File::create(to).map_err(|e| IndexError::io(to, e))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let mut out = std::fs::File::create(to).map_err(|e| IndexError::io(to, e))?;
+    // `read_through` hands over blocks of 1 MiB: written as they come, no buffer.
     let copied = crc32_copied(from, to, |bytes| out.write_all(bytes))?;
-    let out = out
-        .into_inner()
-        .map_err(|e| IndexError::io(to, e.into_error()))?;
     out.sync_all().map_err(|e| IndexError::io(to, e))?;
     Ok(copied)
 }

@@ -5,6 +5,16 @@ use std::borrow::Cow;
 
 use unicode_normalization::UnicodeNormalization;
 
+/// What PHP's `trim` removes (space, tab, LF, CR, NUL, vertical tab), not Unicode's
+/// whitespace: MediaWiki trims titles' neighbours, parser function arguments and
+/// `DEFAULTSORT` keys with it, so a no-break space stays.
+pub(crate) const PHP_SPACE: [char; 6] = [' ', '\t', '\n', '\r', '\0', '\x0b'];
+
+/// PHP's `trim`.
+pub(crate) fn php_trim(s: &str) -> &str {
+    s.trim_matches(PHP_SPACE)
+}
+
 /// Decodes `&name;`, `&#123;` and `&#x7B;` like `Sanitizer::decodeCharReferences`, and
 /// applies NFC when anything was decoded (`decodeCharReferencesAndNormalize`).
 ///

@@ -14,7 +14,8 @@ use std::fmt;
 use serde::Serialize;
 
 pub(crate) use decode::{
-    decode_char_references, decode_entity_at, percent_decode, ucfirst, ucfirst_keep_long,
+    PHP_SPACE, decode_char_references, decode_entity_at, percent_decode, php_trim, ucfirst,
+    ucfirst_keep_long,
 };
 pub use interwiki::{InterwikiMap, InterwikiProfile};
 pub use namespaces::NamespaceTable;

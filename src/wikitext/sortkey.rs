@@ -4,11 +4,7 @@
 //! the ones written in the page) follow the same rule, recorded from MediaWiki in
 //! `tests/data/expand-mw/sortkeys.jsonl`.
 
-use crate::title::decode_char_references;
-
-/// What PHP's `trim` removes, which MediaWiki applies to `DEFAULTSORT`'s arguments: not
-/// Unicode's other spaces (a key's leading no-break space stays, as recorded).
-const PHP_SPACE: [char; 6] = [' ', '\t', '\n', '\r', '\0', '\x0b'];
+use crate::title::{decode_char_references, php_trim};
 
 /// Applies `{{DEFAULTSORT:key|flag}}` to the page's default key `current` and returns
 /// the key it overrides when MediaWiki writes its "overrides earlier default sort key"
@@ -19,11 +15,11 @@ const PHP_SPACE: [char; 6] = [' ', '\t', '\n', '\r', '\0', '\x0b'];
 ///   warning. Any other flag is not one: the key replaces and the warning is written.
 /// - A key equal to the current one is no override.
 pub fn set_default_sort(current: &mut Option<String>, key: &str, flag: &str) -> Option<String> {
-    let key = key.trim_matches(PHP_SPACE);
+    let key = php_trim(key);
     if key.is_empty() {
         return None;
     }
-    let flag = flag.trim_matches(PHP_SPACE);
+    let flag = php_trim(flag);
     let noreplace = flag.eq_ignore_ascii_case("noreplace");
     let silenced = noreplace || flag.eq_ignore_ascii_case("noerror");
     let overridden = match current.as_deref() {

@@ -1,5 +1,6 @@
 """What the Python tools of tools/mediawiki share: a reference wiki's profile
-(wikis/WIKI.sh, also read by setup and serve) and a call to its Action API."""
+(wikis/WIKI.sh, also read by setup and serve), a call to its Action API, and the
+`%% header` blocks the fixture files are written in."""
 
 import json
 import os
@@ -32,3 +33,19 @@ def api(url, **params):
     if "error" in reply:
         raise RuntimeError(f"{params.get('title', params.get('action'))}: {reply['error']}")
     return reply
+
+
+def read_blocks(path):
+    """`%% header` blocks of a cases/pages file: [(header, text)]."""
+    blocks, header, lines = [], None, []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line.startswith("%% "):
+                if header is not None:
+                    blocks.append((header, "\n".join(lines).rstrip("\n")))
+                header, lines = line[3:].strip(), []
+            elif header is not None:
+                lines.append(line)
+    if header is not None:
+        blocks.append((header, "\n".join(lines).rstrip("\n")))
+    return blocks
